@@ -1,0 +1,37 @@
+package dev.tandem.verbs;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Registered memory: a {@link MemorySegment} the adapter may read and write by STag. Tagged
+ * offsets into it are zero-based.
+ */
+public interface MemoryRegion extends AutoCloseable {
+    ProtectionDomain pd();
+
+    MemorySegment segment();
+
+    default long length() {
+        return segment().byteSize();
+    }
+
+    int access();
+
+    /** Local key (same value as {@link #rkey()}). */
+    int lkey();
+
+    /** Remote key a peer names in RDMA Write/Read. */
+    int rkey();
+
+    /**
+     * Re-registers the region with new access rights and the next key (key + 1 mod 256), so that
+     * every rkey a peer still holds stops working. Returns the new STag.
+     */
+    int reregister(int access);
+
+    boolean isValid();
+
+    /** Deregisters the region. */
+    @Override
+    void close();
+}

@@ -1,0 +1,34 @@
+package dev.tandem.verbs;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+/**
+ * One adapter (RNIC). Everything else is created from here. Closing the device closes every
+ * resource created from it; live QPs go to ERROR and flush first.
+ */
+public interface RdmaDevice extends AutoCloseable {
+    /** Adapter name, unique in the process (e.g. {@code iwarp0@127.0.1.1}). */
+    String name();
+
+    DeviceAttributes attributes();
+
+    PortState portState();
+
+    ProtectionDomain allocateProtectionDomain();
+
+    /** A completion queue with room for {@code depth} completions. */
+    CompletionQueue createCompletionQueue(int depth);
+
+    /** Listens for connection requests on {@code address} (port 0 picks a free port). */
+    Listener listen(InetSocketAddress address, int backlog);
+
+    /** Next async event, waiting up to {@code timeout}; null when none arrived in time. */
+    AsyncEvent pollAsyncEvent(Duration timeout);
+
+    /** True once {@link #close()} has run. */
+    boolean isClosed();
+
+    @Override
+    void close();
+}

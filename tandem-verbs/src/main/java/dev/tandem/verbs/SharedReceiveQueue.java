@@ -1,0 +1,25 @@
+package dev.tandem.verbs;
+
+/**
+ * Receive buffers shared by several QPs of one PD. When armed with {@link #armLimit}, an
+ * {@link AsyncEventType#SRQ_LIMIT_REACHED} event fires once the number of posted buffers drops
+ * below the limit.
+ */
+public interface SharedReceiveQueue extends AutoCloseable {
+    ProtectionDomain pd();
+
+    int maxWr();
+
+    int maxSge();
+
+    void postReceive(ReceiveRequest request);
+
+    /** Buffers currently posted. */
+    int posted();
+
+    /** Arms the limit event (one shot). */
+    void armLimit(int limit);
+
+    @Override
+    void close();
+}
