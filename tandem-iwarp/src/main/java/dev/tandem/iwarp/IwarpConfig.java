@@ -1,0 +1,65 @@
+package dev.tandem.iwarp;
+
+import dev.tandem.verbs.InvalidArgumentException;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/**
+ * Settings of one software iWARP adapter.
+ *
+ * @param localAddress     the adapter's IP address (one adapter = one local address)
+ * @param crc              ask for MPA CRC32C (RFC 5044: if either side asks, both use it)
+ * @param threading        engine threading mode
+ * @param idle             engine idle strategy
+ * @param progressOnPoll   let a thread that polls an empty CQ drive the engine itself (lower latency,
+ *                         no hand-off to the engine thread), as a posting thread transmits directly
+ * @param maxUlpdu         largest ULPDU per FPDU; 0 derives it from the interface MTU (the TCP path)
+ * @param connectTimeoutMs how long a listener waits for an MPA Request before dropping the socket
+ */
+public record IwarpConfig(InetAddress localAddress, boolean crc, ThreadingMode threading, IdleStrategyKind idle,
+                          boolean progressOnPoll, int maxUlpdu, long connectTimeoutMs) {
+    public IwarpConfig {
+        if (localAddress == null) {
+            throw new InvalidArgumentException("IwarpConfig localAddress is null; give the adapter's local IP (e.g. 127.0.1.1)");
+        }
+        if (threading == null || idle == null) {
+            throw new InvalidArgumentException("IwarpConfig threading and idle must be set, got " + threading + " / " + idle);
+        }
+        if (maxUlpdu != 0 && (maxUlpdu < 64 || maxUlpdu > 0xFFFF)) {
+            throw new InvalidArgumentException("maxUlpdu " + maxUlpdu + " must be 0 (derive from MTU) or 64..65535");
+        }
+        if (connectTimeoutMs <= 0) {
+            throw new InvalidArgumentException("connectTimeoutMs " + connectTimeoutMs + " must be positive");
+        }
+    }
+
+    /** Defaults for the adapter at {@code ip}: CRC on, dedicated back-off engine thread, progress on poll. */
+    public static IwarpConfig of(String ip) {
+        try {
+            return new IwarpConfig(InetAddress.getByName(ip), true, ThreadingMode.DEDICATED, IdleStrategyKind.BACKOFF, true, 0, 10_000);
+        } catch (UnknownHostException e) {
+            throw new InvalidArgumentException("adapter address '" + ip + "' is not an IP address: " + e.getMessage());
+        }
+    }
+
+    public IwarpConfig withCrc(boolean on) {
+        return new IwarpConfig(localAddress, on, threading, idle, progressOnPoll, maxUlpdu, connectTimeoutMs);
+    }
+
+    public IwarpConfig withThreading(ThreadingMode mode) {
+        return new IwarpConfig(localAddress, crc, mode, idle, progressOnPoll, maxUlpdu, connectTimeoutMs);
+    }
+
+    public IwarpConfig withIdle(IdleStrategyKind kind) {
+        return new IwarpConfig(localAddress, crc, threading, kind, progressOnPoll, maxUlpdu, connectTimeoutMs);
+    }
+
+    public IwarpConfig withProgressOnPoll(boolean on) {
+        return new IwarpConfig(localAddress, crc, threading, idle, on, maxUlpdu, connectTimeoutMs);
+    }
+
+    public IwarpConfig withMaxUlpdu(int bytes) {
+        return new IwarpConfig(localAddress, crc, threading, idle, progressOnPoll, bytes, connectTimeoutMs);
+    }
+}
