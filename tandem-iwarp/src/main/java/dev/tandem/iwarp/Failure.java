@@ -1,0 +1,66 @@
+package dev.tandem.iwarp;
+
+import dev.tandem.iwarp.wire.TerminateCode;
+import dev.tandem.verbs.AsyncEventType;
+import dev.tandem.verbs.CompletionStatus;
+
+/**
+ * Why a QP goes to ERROR and what that implies: the Terminate to send (if we found the fault),
+ * the status of the oldest transmitted request, the async event and a sentence for humans.
+ *
+ * @param terminate     Terminate to send to the peer, or null
+ * @param offending     the offending DDP (and RDMAP) header bytes to quote in the Terminate, or null
+ * @param rdmapIncluded {@code offending} ends with the 28-byte Read Request header
+ * @param headStatus    status for the oldest request already on the wire, or null for WR_FLUSH_ERR
+ * @param vendorError   {@code layer<<12|etype<<8|ecode} of the Terminate, or 0
+ * @param event         async event to raise, or null
+ * @param detail        what happened
+ */
+record Failure(TerminateCode terminate, byte[] offending, boolean rdmapIncluded, CompletionStatus headStatus,
+               int vendorError, AsyncEventType event, String detail) {
+
+    /** A fault this side found in what the peer sent: answer with a Terminate. */
+    static Failure detected(TerminateCode code, byte[] offending, boolean rdmapIncluded, String detail) {
+        return new Failure(code, offending, rdmapIncluded, null, code.bits(), eventFor(code), detail + ": " + code.describe());
+    }
+
+    /** The peer sent us a Terminate. */
+    static Failure received(TerminateCode code, int bits) {
+        CompletionStatus status = code == null ? CompletionStatus.REM_OP_ERR : statusFor(code);
+        String what = code == null ? String.format("unknown code 0x%04x", bits) : code.describe();
+        return new Failure(null, null, false, status, bits, code == null ? AsyncEventType.QP_FATAL : eventFor(code),
+                "peer sent Terminate " + what);
+    }
+
+    /** The connection went away under us. */
+    static Failure lost(AsyncEventType event, String detail) {
+        return new Failure(null, null, false, null, 0, event, detail);
+    }
+
+    /** The consumer asked for ERROR (modify or disconnect). */
+    static Failure local(String detail) {
+        return new Failure(null, null, false, null, 0, null, detail);
+    }
+
+    static CompletionStatus statusFor(TerminateCode code) {
+        if (code.isProtectionError() || code == TerminateCode.RDMAP_ACCESS_RIGHTS) {
+            return CompletionStatus.REM_ACCESS_ERR;
+        }
+        return switch (code) {
+            case RDMAP_INVALID_VERSION, RDMAP_UNEXPECTED_OPCODE, RDMAP_CANNOT_INVALIDATE, DDP_UNTAGGED_TOO_LONG,
+                 DDP_UNTAGGED_INVALID_QN, DDP_UNTAGGED_INVALID_MO, DDP_UNTAGGED_MSN_RANGE, DDP_TAGGED_INVALID_VERSION,
+                 DDP_UNTAGGED_INVALID_VERSION -> CompletionStatus.REM_INV_REQ_ERR;
+            default -> CompletionStatus.REM_OP_ERR;
+        };
+    }
+
+    static AsyncEventType eventFor(TerminateCode code) {
+        if (code.isProtectionError() || code == TerminateCode.RDMAP_ACCESS_RIGHTS) {
+            return AsyncEventType.QP_ACCESS_ERROR;
+        }
+        return switch (code.layer()) {
+            case LLP -> AsyncEventType.QP_FATAL;
+            default -> statusFor(code) == CompletionStatus.REM_INV_REQ_ERR ? AsyncEventType.QP_REQUEST_ERROR : AsyncEventType.QP_FATAL;
+        };
+    }
+}

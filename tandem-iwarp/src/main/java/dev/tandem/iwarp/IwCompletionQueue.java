@@ -1,0 +1,221 @@
+package dev.tandem.iwarp;
+
+import dev.tandem.verbs.AsyncEventType;
+import dev.tandem.verbs.CompletionOpcode;
+import dev.tandem.verbs.CompletionQueue;
+import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.ResourceClosedException;
+import dev.tandem.verbs.WorkCompletion;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A completion queue: a bounded lock-free ring of preallocated {@link WorkCompletion} slots that the
+ * engine fills and the application copies out. Waiting is the only locked path.
+ */
+final class IwCompletionQueue implements CompletionQueue {
+    private static final int ARM_NONE = 0;
+    private static final int ARM_ALL = 1;
+    private static final int ARM_SOLICITED = 2;
+
+    private final IwarpDevice device;
+    private final int depth;
+    private final WorkCompletion[] slots;
+    private final AtomicLongArray sequences;
+    private final int mask;
+    private final AtomicLong head = new AtomicLong();
+    private final AtomicLong tail = new AtomicLong();
+    private final ReentrantLock waitLock = new ReentrantLock();
+    private final Condition signalled = waitLock.newCondition();
+    private volatile int armed;
+    private volatile boolean event;
+    private volatile boolean overrun;
+    private volatile boolean closed;
+
+    IwCompletionQueue(IwarpDevice device, int depth) {
+        if (depth <= 0 || depth > device.attributes().maxCqDepth()) {
+            throw new InvalidArgumentException("completion queue depth " + depth + " must be within 1.." + device.attributes().maxCqDepth());
+        }
+        this.device = device;
+        this.depth = depth;
+        int capacity = Integer.highestOneBit(Math.max(2, depth - 1)) << 1;
+        slots = WorkCompletion.array(capacity);
+        sequences = new AtomicLongArray(capacity);
+        for (int i = 0; i < capacity; i++) {
+            sequences.set(i, i);
+        }
+        mask = capacity - 1;
+    }
+
+    @Override
+    public int depth() {
+        return depth;
+    }
+
+    /**
+     * Adds a completion (engine side). Returns false when the queue is full: the caller then treats it
+     * as an overrun.
+     */
+    boolean add(long wrId, CompletionStatus status, CompletionOpcode opcode, long byteLength, int qpNumber,
+                int invalidatedStag, int flags, int vendorError) {
+        while (true) {
+            long pos = tail.get();
+            if (pos - head.get() >= depth) {
+                raiseOverrun();
+                return false;
+            }
+            int idx = (int) (pos & mask);
+            long seq = sequences.get(idx);
+            if (seq == pos) {
+                if (tail.compareAndSet(pos, pos + 1)) {
+                    slots[idx].set(wrId, status, opcode, byteLength, qpNumber, invalidatedStag, flags, vendorError);
+                    sequences.set(idx, pos + 1);
+                    break;
+                }
+            } else if (seq < pos) {
+                raiseOverrun();
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+        int a = armed;
+        if (a != ARM_NONE && (a == ARM_ALL || (flags & WorkCompletion.FLAG_SOLICITED) != 0 || status != CompletionStatus.SUCCESS)) {
+            wake();
+        }
+        return true;
+    }
+
+    private void raiseOverrun() {
+        if (!overrun) {
+            overrun = true;
+            device.raise(AsyncEventType.CQ_ERROR, this, "completion queue of depth " + depth + " overflowed; poll faster or make it deeper");
+        }
+    }
+
+    private void wake() {
+        waitLock.lock();
+        try {
+            event = true;
+            armed = ARM_NONE;
+            signalled.signalAll();
+        } finally {
+            waitLock.unlock();
+        }
+    }
+
+    @Override
+    public int poll(WorkCompletion[] out, int offset, int max) {
+        if (closed) {
+            throw new ResourceClosedException("completion queue is closed");
+        }
+        if (offset < 0 || max < 0 || offset + max > out.length) {
+            throw new InvalidArgumentException("poll: offset " + offset + " and max " + max + " do not fit an array of " + out.length);
+        }
+        int n = drain(out, offset, max);
+        if (n == 0 && device.progressOnPoll() && device.progress() > 0) {
+            n = drain(out, offset, max);
+        }
+        return n;
+    }
+
+    private int drain(WorkCompletion[] out, int offset, int max) {
+        int n = 0;
+        while (n < max) {
+            long pos = head.get();
+            int idx = (int) (pos & mask);
+            if (sequences.get(idx) != pos + 1) {
+                break;
+            }
+            if (head.compareAndSet(pos, pos + 1)) {
+                out[offset + n].copyFrom(slots[idx]);
+                sequences.set(idx, pos + mask + 1);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    boolean isEmpty() {
+        return sequences.get((int) (head.get() & mask)) != head.get() + 1;
+    }
+
+    @Override
+    public int await(WorkCompletion[] out, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            int n = poll(out, 0, out.length);
+            if (n > 0) {
+                return n;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || !waitFor(ARM_ALL, left)) {
+                return poll(out, 0, out.length);
+            }
+        }
+    }
+
+    @Override
+    public boolean awaitEvent(boolean solicitedOnly, Duration timeout) {
+        if (!solicitedOnly && !isEmpty()) {
+            return true;
+        }
+        return waitFor(solicitedOnly ? ARM_SOLICITED : ARM_ALL, timeout.toNanos());
+    }
+
+    private boolean waitFor(int mode, long nanos) {
+        if (closed) {
+            throw new ResourceClosedException("completion queue is closed");
+        }
+        waitLock.lock();
+        try {
+            event = false;
+            armed = mode;
+            if (mode == ARM_ALL && !isEmpty()) {
+                armed = ARM_NONE;
+                return true;
+            }
+            long left = nanos;
+            while (!event && left > 0 && !closed) {
+                left = signalled.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(1)));
+                if (!event && device.progressOnPoll()) {
+                    waitLock.unlock();
+                    try {
+                        device.progress();
+                    } finally {
+                        waitLock.lock();
+                    }
+                }
+            }
+            armed = ARM_NONE;
+            return event;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } finally {
+            waitLock.unlock();
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        waitLock.lock();
+        try {
+            signalled.signalAll();
+        } finally {
+            waitLock.unlock();
+        }
+        device.forget(this);
+    }
+
+    @Override
+    public String toString() {
+        return "CompletionQueue[depth=" + depth + "]";
+    }
+}

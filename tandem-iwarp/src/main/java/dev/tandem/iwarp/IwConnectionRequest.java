@@ -1,0 +1,110 @@
+package dev.tandem.iwarp;
+
+import dev.tandem.iwarp.wire.EnhancedParameters;
+import dev.tandem.iwarp.wire.MpaFrame;
+import dev.tandem.verbs.ConnectionException;
+import dev.tandem.verbs.ConnectionRequest;
+import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.InvalidStateException;
+import dev.tandem.verbs.QpState;
+import dev.tandem.verbs.QueuePair;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** An MPA Request waiting for the application's accept or reject. */
+final class IwConnectionRequest implements ConnectionRequest {
+    private final IwarpDevice device;
+    private final SocketChannel channel;
+    private final MpaFrame request;
+    private final InetSocketAddress remote;
+    private final AtomicBoolean answered = new AtomicBoolean();
+
+    IwConnectionRequest(IwarpDevice device, SocketChannel channel, MpaFrame request, InetSocketAddress remote) {
+        this.device = device;
+        this.channel = channel;
+        this.request = request;
+        this.remote = remote;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public byte[] privateData() {
+        return request.applicationData();
+    }
+
+    @Override
+    public int remoteIrd() {
+        EnhancedParameters p = request.enhancedParameters();
+        return p == null ? 1 : p.ird();
+    }
+
+    @Override
+    public int remoteOrd() {
+        EnhancedParameters p = request.enhancedParameters();
+        return p == null ? 1 : p.ord();
+    }
+
+    @Override
+    public void accept(QueuePair qp, byte[] privateData) {
+        byte[] pd = privateData == null ? new byte[0] : privateData;
+        Mpa.checkPrivateData(pd, device);
+        if (!(qp instanceof IwQueuePair q) || q.device() != device) {
+            throw new InvalidArgumentException("accept: QP " + qp + " is not a QP of adapter " + device.name());
+        }
+        q.checkOpen();
+        if (q.state() != QpState.INIT && q.state() != QpState.RTR || q.connection() != null) {
+            throw new InvalidStateException("accept onto QP " + q.qpNumber() + " in state " + q.state() + "; it must be a fresh QP in INIT");
+        }
+        claim();
+        MpaFrame reply = Mpa.reply(request, device.config().crc(), q.config().ird(), q.config().ord(), pd, false);
+        try {
+            Mpa.write(channel, reply);
+        } catch (IOException e) {
+            Mpa.closeQuietly(channel);
+            throw new ConnectionException("accepting " + remote + " failed: " + e.getMessage(), e);
+        }
+        EnhancedParameters mine = reply.enhancedParameters();
+        int ird = mine == null ? q.config().ird() : mine.ird();
+        int ord = mine == null ? Math.min(1, q.config().ord()) : mine.ord();
+        q.establish(channel, reply.crc(), ird, ord);
+    }
+
+    @Override
+    public void reject(byte[] privateData) {
+        byte[] pd = privateData == null ? new byte[0] : privateData;
+        Mpa.checkPrivateData(pd, device);
+        claim();
+        try {
+            Mpa.write(channel, Mpa.reply(request, device.config().crc(), 0, 0, pd, true));
+        } catch (IOException e) {
+            device.logger().log(System.Logger.Level.DEBUG, "reject of " + remote + " not delivered: " + e.getMessage());
+        } finally {
+            Mpa.closeQuietly(channel);
+        }
+    }
+
+    private void claim() {
+        if (!answered.compareAndSet(false, true)) {
+            throw new InvalidStateException("connection request from " + remote + " was already accepted or rejected");
+        }
+    }
+
+    /** Drops a request nobody answered (listener closed). */
+    void abandon() {
+        if (answered.compareAndSet(false, true)) {
+            Mpa.closeQuietly(channel);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ConnectionRequest[from " + remote + ", " + request.applicationData().length + " bytes of private data]";
+    }
+}

@@ -1,0 +1,114 @@
+package dev.tandem.iwarp;
+
+import dev.tandem.verbs.Access;
+import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.MemoryRegion;
+import dev.tandem.verbs.ProtectionDomain;
+import dev.tandem.verbs.ResourceClosedException;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/** A registered region of the software adapter: a segment, its STag entry and one buffer view. */
+final class IwMemoryRegion implements MemoryRegion {
+    private final IwProtectionDomain pd;
+    private final MemorySegment segment;
+    final StagEntry entry;
+    /** The whole segment as a buffer; the engine works on duplicates of it. */
+    final ByteBuffer buffer;
+    private volatile boolean closed;
+
+    IwMemoryRegion(IwProtectionDomain pd, MemorySegment segment, int access) {
+        if (segment == null) {
+            throw new InvalidArgumentException("registerMemory: segment is null");
+        }
+        if (segment.byteSize() > Integer.MAX_VALUE) {
+            throw new InvalidArgumentException("registerMemory: segment of " + segment.byteSize()
+                    + " bytes is larger than the " + Integer.MAX_VALUE + " bytes one region may hold; register it in parts");
+        }
+        if (segment.isReadOnly()) {
+            throw new InvalidArgumentException("registerMemory: segment is read-only; register a writable segment");
+        }
+        Access.validate(access);
+        this.pd = pd;
+        this.segment = segment;
+        this.buffer = segment.asByteBuffer();
+        this.entry = pd.device().stags().allocate(pd, false);
+        entry.region = this;
+        entry.base = 0;
+        entry.length = segment.byteSize();
+        entry.access = access;
+        entry.key = 0;
+        entry.valid = true;
+    }
+
+    @Override
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    IwProtectionDomain iwPd() {
+        return pd;
+    }
+
+    @Override
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    @Override
+    public int access() {
+        return entry.access;
+    }
+
+    @Override
+    public int lkey() {
+        return entry.stag();
+    }
+
+    @Override
+    public int rkey() {
+        return entry.stag();
+    }
+
+    @Override
+    public synchronized int reregister(int access) {
+        checkOpen();
+        Access.validate(access);
+        entry.valid = false;
+        entry.access = access;
+        entry.key = (entry.key + 1) & 0xFF;
+        entry.valid = true;
+        return entry.stag();
+    }
+
+    @Override
+    public boolean isValid() {
+        return !closed && entry.valid;
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new ResourceClosedException("memory region " + dev.tandem.verbs.STag.format(entry.stag()) + " is deregistered");
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            pd.device().stags().release(entry);
+            pd.forget(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MemoryRegion[stag=" + dev.tandem.verbs.STag.format(entry.stag()) + ", length=" + segment.byteSize()
+                + ", access=" + Access.describe(entry.access) + "]";
+    }
+}

@@ -1,0 +1,103 @@
+package dev.tandem.iwarp;
+
+import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.MemoryRegion;
+import dev.tandem.verbs.MemoryWindow;
+import dev.tandem.verbs.ProtectionDomain;
+import dev.tandem.verbs.QueuePair;
+import dev.tandem.verbs.QueuePairConfig;
+import dev.tandem.verbs.ResourceClosedException;
+import dev.tandem.verbs.SharedReceiveQueue;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** A protection domain of the software adapter; closing it closes what was created in it. */
+final class IwProtectionDomain implements ProtectionDomain {
+    private final IwarpDevice device;
+    private final Set<AutoCloseable> children = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    IwProtectionDomain(IwarpDevice device) {
+        this.device = device;
+    }
+
+    @Override
+    public IwarpDevice device() {
+        return device;
+    }
+
+    @Override
+    public MemoryRegion registerMemory(MemorySegment segment, int access) {
+        checkOpen();
+        return remember(new IwMemoryRegion(this, segment, access));
+    }
+
+    @Override
+    public MemoryWindow allocateMemoryWindow() {
+        checkOpen();
+        return remember(new IwMemoryWindow(this));
+    }
+
+    @Override
+    public QueuePair createQueuePair(QueuePairConfig config) {
+        checkOpen();
+        if (config == null) {
+            throw new InvalidArgumentException("createQueuePair: config is null");
+        }
+        return remember(device.newQueuePair(this, config));
+    }
+
+    @Override
+    public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge) {
+        checkOpen();
+        return remember(new IwSharedReceiveQueue(this, maxWr, maxSge));
+    }
+
+    private <T extends AutoCloseable> T remember(T child) {
+        children.add(child);
+        return child;
+    }
+
+    void forget(AutoCloseable child) {
+        children.remove(child);
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new ResourceClosedException("protection domain of " + device.name() + " is closed");
+        }
+        device.checkOpen();
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        List<AutoCloseable> all = new ArrayList<>(children);
+        // QPs first (they reference regions), then windows, regions and SRQs.
+        all.sort((a, b) -> Integer.compare(rank(a), rank(b)));
+        for (AutoCloseable c : all) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                device.logger().log(System.Logger.Level.WARNING, "closing " + c + " failed", e);
+            }
+        }
+        device.forget(this);
+    }
+
+    private static int rank(AutoCloseable c) {
+        return switch (c) {
+            case IwQueuePair q -> 0;
+            case IwMemoryWindow w -> 1;
+            case IwMemoryRegion r -> 2;
+            default -> 3;
+        };
+    }
+}

@@ -1,0 +1,534 @@
+package dev.tandem.iwarp;
+
+import dev.tandem.verbs.Access;
+import dev.tandem.verbs.AsyncEventType;
+import dev.tandem.verbs.CompletionOpcode;
+import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.ConnectionException;
+import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.InvalidStateException;
+import dev.tandem.verbs.LocalProtectionException;
+import dev.tandem.verbs.ProtectionDomain;
+import dev.tandem.verbs.QpState;
+import dev.tandem.verbs.QueueFullException;
+import dev.tandem.verbs.QueuePair;
+import dev.tandem.verbs.QueuePairConfig;
+import dev.tandem.verbs.ReceiveRequest;
+import dev.tandem.verbs.ResourceClosedException;
+import dev.tandem.verbs.STag;
+import dev.tandem.verbs.Sge;
+import dev.tandem.verbs.WorkRequest;
+import dev.tandem.verbs.WrFlags;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A reliable-connected QP of the software adapter: the verbs' state machine, post-time checks,
+ * the send and receive queues, completion generation and the move to ERROR with flush.
+ */
+final class IwQueuePair implements QueuePair {
+    private final IwarpDevice device;
+    private final IwProtectionDomain pd;
+    private final QueuePairConfig config;
+    private final int qpNumber;
+    private final AtomicReference<QpState> state = new AtomicReference<>(QpState.INIT);
+    private final SendQueue sq;
+    private final MpmcRing<ReceiveRequest> rq;
+    private final IwCompletionQueue sendCq;
+    private final IwCompletionQueue receiveCq;
+    private final IwSharedReceiveQueue srq;
+    private final QpCounters counters = new QpCounters();
+    private final SendQueue.Emitter sendEmitter = this::emitSend;
+    private volatile Connection connection;
+    private volatile boolean closed;
+
+    IwQueuePair(IwarpDevice device, IwProtectionDomain pd, QueuePairConfig config, int qpNumber) {
+        var attrs = device.attributes();
+        if (config.sendDepth() > attrs.maxQueuePairDepth() || config.receiveDepth() > attrs.maxQueuePairDepth()) {
+            throw new InvalidArgumentException("queue depths " + config.sendDepth() + "/" + config.receiveDepth()
+                    + " exceed the adapter's maximum of " + attrs.maxQueuePairDepth());
+        }
+        if (config.maxSendSge() > attrs.maxSge() || config.maxReceiveSge() > attrs.maxSge()) {
+            throw new InvalidArgumentException("SGE limits " + config.maxSendSge() + "/" + config.maxReceiveSge()
+                    + " exceed the adapter's maximum of " + attrs.maxSge());
+        }
+        if (config.maxInlineData() > attrs.maxInlineData()) {
+            throw new InvalidArgumentException("maxInlineData " + config.maxInlineData() + " exceeds the adapter's maximum of " + attrs.maxInlineData());
+        }
+        if (config.ird() > attrs.maxIrd() || config.ord() > attrs.maxOrd()) {
+            throw new InvalidArgumentException("IRD/ORD " + config.ird() + "/" + config.ord() + " exceed the adapter's maximum of "
+                    + attrs.maxIrd() + "/" + attrs.maxOrd());
+        }
+        this.sendCq = ownCq(device, config.sendCq(), "send");
+        this.receiveCq = ownCq(device, config.receiveCq(), "receive");
+        if (config.srq() != null && (!(config.srq() instanceof IwSharedReceiveQueue s) || s.pd() != pd)) {
+            throw new InvalidArgumentException("the shared receive queue must belong to the same protection domain as the QP");
+        }
+        this.srq = (IwSharedReceiveQueue) config.srq();
+        this.device = device;
+        this.pd = pd;
+        this.config = config;
+        this.qpNumber = qpNumber;
+        this.sq = new SendQueue(config.sendDepth(), config.maxInlineData());
+        this.rq = srq == null ? new MpmcRing<>(config.receiveDepth()) : null;
+    }
+
+    private static IwCompletionQueue ownCq(IwarpDevice device, Object cq, String which) {
+        if (!(cq instanceof IwCompletionQueue c) || !device.owns(c)) {
+            throw new InvalidArgumentException("the " + which + " CQ was not created on adapter " + device.name());
+        }
+        return c;
+    }
+
+    @Override
+    public int qpNumber() {
+        return qpNumber;
+    }
+
+    @Override
+    public QpState state() {
+        return state.get();
+    }
+
+    boolean inError() {
+        return state.get() == QpState.ERROR;
+    }
+
+    boolean isDraining() {
+        return state.get() == QpState.SQD;
+    }
+
+    @Override
+    public QueuePairConfig config() {
+        return config;
+    }
+
+    @Override
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    IwProtectionDomain iwPd() {
+        return pd;
+    }
+
+    IwarpDevice device() {
+        return device;
+    }
+
+    SendQueue sendQueue() {
+        return sq;
+    }
+
+    SendQueue.Emitter sendEmitter() {
+        return sendEmitter;
+    }
+
+    QpCounters counters() {
+        return counters;
+    }
+
+    Connection connection() {
+        return connection;
+    }
+
+    int maxReceiveSge() {
+        return srq != null ? srq.maxSge() : config.maxReceiveSge();
+    }
+
+    // ---------------------------------------------------------------- posting
+
+    @Override
+    public void postSend(WorkRequest request) {
+        checkOpen();
+        if (request == null) {
+            throw new InvalidArgumentException("postSend: request is null");
+        }
+        QpState s = state.get();
+        if (s != QpState.RTS && s != QpState.SQD && s != QpState.ERROR) {
+            throw new InvalidStateException("postSend on QP " + qpNumber + " in state " + s
+                    + ": sends may be posted in RTS (connect the QP or accept a request onto it first)");
+        }
+        if ((request.flags() & ~WrFlags.ALL) != 0) {
+            throw new InvalidArgumentException("work request flags 0x" + Integer.toHexString(request.flags()) + " contain unknown bits");
+        }
+        checkRequest(request);
+        long pos = sq.claim();
+        if (pos < 0) {
+            throw new QueueFullException("send queue of QP " + qpNumber + " is full (" + config.sendDepth()
+                    + " requests outstanding); poll completions before posting more");
+        }
+        if (WrFlags.has(request.flags(), WrFlags.INLINE)) {
+            copyInline(pos, request);
+        }
+        sq.publish(pos, request);
+        if (state.get() == QpState.ERROR) {
+            flushSendQueue(null, 0);
+            return;
+        }
+        Connection c = connection;
+        if (c != null) {
+            c.tx.poll();
+        }
+    }
+
+    private void checkRequest(WorkRequest request) {
+        String what = "QP " + qpNumber + " wrId " + request.wrId();
+        switch (request) {
+            case WorkRequest.RdmaRead read -> {
+                Validation.checkSgl(read.sgl(), pd, config.maxSendSge(), Access.LOCAL_WRITE, what + " (RDMA Read sink)");
+                Connection c = connection;
+                if (c != null && c.ord == 0) {
+                    throw new InvalidStateException(what + ": RDMA Read needs ORD of at least 1, but the connection negotiated ORD 0"
+                            + " (the peer offered IRD 0)");
+                }
+            }
+            case WorkRequest.BindWindow bind -> {
+                if (!(bind.window() instanceof IwMemoryWindow w) || w.iwPd() != pd) {
+                    throw new LocalProtectionException(what + ": window " + bind.window() + " is not a window of this QP's protection domain");
+                }
+                if (!(bind.region() instanceof IwMemoryRegion)) {
+                    throw new LocalProtectionException(what + ": region " + bind.region() + " was not registered on " + device.name());
+                }
+                Access.validate(bind.access());
+            }
+            case WorkRequest.LocalInvalidate inv -> {
+            }
+            default -> {
+                long length = Validation.checkSgl(request.sgl(), pd, config.maxSendSge(), 0, what);
+                if (length > device.attributes().maxMessageSize()) {
+                    throw new InvalidArgumentException(what + ": message of " + length + " bytes exceeds the maximum of "
+                            + device.attributes().maxMessageSize());
+                }
+                if (WrFlags.has(request.flags(), WrFlags.INLINE) && length > config.maxInlineData()) {
+                    throw new InvalidArgumentException(what + ": INLINE payload of " + length + " bytes exceeds maxInlineData "
+                            + config.maxInlineData());
+                }
+            }
+        }
+        if (WrFlags.has(request.flags(), WrFlags.SOLICITED)
+                && !(request instanceof WorkRequest.Send || request instanceof WorkRequest.SendWithInvalidate)) {
+            throw new InvalidArgumentException(what + ": SOLICITED applies to Sends only");
+        }
+    }
+
+    private void copyInline(long pos, WorkRequest request) {
+        var target = MemorySegment.ofBuffer(sq.inlineBuffer());
+        long at = sq.inlineOffset(pos);
+        for (int i = 0; i < request.sgl().size(); i++) {
+            Sge s = request.sgl().get(i);
+            MemorySegment.copy(s.region().segment(), s.offset(), target, at, s.length());
+            at += s.length();
+        }
+    }
+
+    @Override
+    public void postReceive(ReceiveRequest request) {
+        checkOpen();
+        if (srq != null) {
+            throw new InvalidStateException("QP " + qpNumber + " takes its receive buffers from a shared receive queue; post to the SRQ");
+        }
+        QpState s = state.get();
+        if (s == QpState.RESET) {
+            throw new InvalidStateException("postReceive on QP " + qpNumber + " in state RESET; move it to INIT first");
+        }
+        Validation.checkReceive(request, pd, config.maxReceiveSge(), "QP " + qpNumber);
+        if (rq.size() >= config.receiveDepth() || !rq.offer(request)) {
+            throw new QueueFullException("receive queue of QP " + qpNumber + " is full (" + config.receiveDepth() + " buffers posted)");
+        }
+        if (state.get() == QpState.ERROR) {
+            flushReceives();
+        }
+    }
+
+    ReceiveRequest takeReceive() {
+        return srq != null ? srq.take() : rq.poll();
+    }
+
+    // ---------------------------------------------------------------- completions
+
+    private void emitSend(WorkRequest wr, CompletionStatus status, int vendorError) {
+        boolean ok = status == CompletionStatus.SUCCESS;
+        if (ok && !config.signalAll() && !WrFlags.has(wr.flags(), WrFlags.SIGNALED)) {
+            return;
+        }
+        CompletionOpcode op = switch (wr) {
+            case WorkRequest.RdmaWrite w -> CompletionOpcode.RDMA_WRITE;
+            case WorkRequest.RdmaRead r -> CompletionOpcode.RDMA_READ;
+            case WorkRequest.BindWindow b -> CompletionOpcode.BIND_WINDOW;
+            case WorkRequest.LocalInvalidate l -> CompletionOpcode.LOCAL_INVALIDATE;
+            default -> CompletionOpcode.SEND;
+        };
+        long length = ok ? wr.length() : 0;
+        if (!sendCq.add(wr.wrId(), status, op, length, qpNumber, 0, 0, vendorError)) {
+            fail(Failure.lost(AsyncEventType.QP_FATAL, "send completion queue overflowed"));
+        }
+    }
+
+    void completeReceive(ReceiveRequest r, CompletionStatus status, long length, int flags, int invalidated, int vendorError) {
+        if (!receiveCq.add(r.wrId(), status, CompletionOpcode.RECV, length, qpNumber, invalidated, flags, vendorError)) {
+            fail(Failure.lost(AsyncEventType.QP_FATAL, "receive completion queue overflowed"));
+        }
+    }
+
+    // ---------------------------------------------------------------- local operations (bind, invalidate)
+
+    void executeLocal(long pos, WorkRequest wr) {
+        CompletionStatus status = switch (wr) {
+            case WorkRequest.BindWindow b -> bind(b);
+            case WorkRequest.LocalInvalidate inv -> localInvalidate(inv.stag());
+            default -> CompletionStatus.LOC_QP_OP_ERR;
+        };
+        sq.finish(pos, status, 0);
+        sq.complete(sendEmitter);
+        if (status != CompletionStatus.SUCCESS) {
+            fail(Failure.lost(AsyncEventType.QP_REQUEST_ERROR, "local " + wr.getClass().getSimpleName() + " wrId " + wr.wrId() + " failed: " + status));
+        }
+    }
+
+    private CompletionStatus bind(WorkRequest.BindWindow b) {
+        IwMemoryWindow w = (IwMemoryWindow) b.window();
+        IwMemoryRegion r = (IwMemoryRegion) b.region();
+        StagEntry e = w.entry;
+        if (w.isClosed() || !r.isValid() || r.iwPd() != pd || e.valid
+                || !Access.allows(r.access(), Access.MW_BIND)
+                || b.offset() < 0 || b.length() < 0 || b.offset() + b.length() > r.length()
+                || (b.access() & (Access.LOCAL_WRITE | Access.MW_BIND)) != 0
+                || (Access.allows(b.access(), Access.REMOTE_WRITE) && !Access.allows(r.access(), Access.LOCAL_WRITE))) {
+            device.logger().log(System.Logger.Level.DEBUG, () -> "bind of " + w + " to " + r + " refused");
+            return CompletionStatus.MW_BIND_ERR;
+        }
+        e.region = r;
+        e.base = b.offset();
+        e.length = b.length();
+        e.access = b.access();
+        e.boundQp = this;
+        e.key = b.newKey();
+        e.valid = true;
+        return CompletionStatus.SUCCESS;
+    }
+
+    private CompletionStatus localInvalidate(int stag) {
+        StagEntry e = device.stags().lookup(stag);
+        if (e == null || !e.window || e.pd != pd || e.key != STag.key(stag)) {
+            return CompletionStatus.LOC_PROT_ERR;
+        }
+        e.valid = false;
+        e.boundQp = null;
+        return CompletionStatus.SUCCESS;
+    }
+
+    /** A peer's Send with Invalidate: allowed for a window of this PD bound to this QP. */
+    boolean remoteInvalidate(int stag) {
+        StagEntry e = device.stags().lookup(stag);
+        if (e == null || !e.window || !e.valid || e.pd != pd || e.boundQp != this || e.key != STag.key(stag)) {
+            return false;
+        }
+        e.valid = false;
+        e.boundQp = null;
+        return true;
+    }
+
+    void sendQueueDrained() {
+        device.raise(AsyncEventType.SQ_DRAINED, this, "send queue of QP " + qpNumber + " drained");
+    }
+
+    // ---------------------------------------------------------------- state changes
+
+    @Override
+    public void modify(QpState target) {
+        checkOpen();
+        if (target == null) {
+            throw new InvalidArgumentException("modify: target state is null");
+        }
+        QpState current = state.get();
+        if (!current.canModifyTo(target)) {
+            throw new InvalidStateException("QP " + qpNumber + " cannot move from " + current + " to " + target
+                    + "; allowed from " + current + ": " + Arrays.stream(QpState.values()).filter(current::canModifyTo).toList());
+        }
+        switch (target) {
+            case ERROR -> fail(Failure.local("consumer moved QP " + qpNumber + " to ERROR"));
+            case RESET -> {
+                if (current != QpState.ERROR) {
+                    fail(Failure.local("consumer moved QP " + qpNumber + " to RESET"));
+                }
+                connection = null;
+                state.set(QpState.RESET);
+            }
+            case RTS -> {
+                Connection c = connection;
+                if (c == null || c.isClosed()) {
+                    throw new InvalidStateException("QP " + qpNumber + " is not connected; connect it (or accept a request onto it) to reach RTS");
+                }
+                state.set(QpState.RTS);
+                c.tx.poll();
+            }
+            default -> state.set(target);
+        }
+    }
+
+    /** Moves to ERROR once: Terminate or close, flush both queues, raise the event. */
+    void fail(Failure f) {
+        QpState prev = state.getAndSet(QpState.ERROR);
+        if (prev == QpState.ERROR) {
+            return;
+        }
+        Connection c = connection;
+        if (c != null) {
+            if (f.terminate() != null) {
+                c.terminate(f);
+            } else {
+                c.close();
+            }
+        }
+        flushSendQueue(f.headStatus(), f.vendorError());
+        flushReceives();
+        if (f.terminate() != null || f.event() != null) {
+            device.recordError(this, f);
+        }
+        if (f.event() != null) {
+            device.raise(f.event(), this, f.detail());
+        }
+        if (srq != null) {
+            device.raise(AsyncEventType.LAST_WQE_REACHED, this, "QP " + qpNumber + " left its shared receive queue");
+        }
+        device.wakeEngine();
+    }
+
+    void connectionLost(IOException e) {
+        fail(Failure.lost(AsyncEventType.QP_FATAL, "connection lost: " + e.getMessage()));
+    }
+
+    private void flushSendQueue(CompletionStatus headStatus, int vendorError) {
+        boolean first = true;
+        long tx = sq.txIndex();
+        for (long pos = sq.head(); pos < sq.tail(); pos++) {
+            CompletionStatus s = first && headStatus != null && pos < tx ? headStatus : CompletionStatus.WR_FLUSH_ERR;
+            if (sq.finish(pos, s, s == CompletionStatus.WR_FLUSH_ERR ? 0 : vendorError)) {
+                first = false;
+            }
+        }
+        sq.complete(sendEmitter);
+    }
+
+    private void flushReceives() {
+        if (rq == null) {
+            return;
+        }
+        ReceiveRequest r;
+        while ((r = rq.poll()) != null) {
+            completeReceive(r, CompletionStatus.WR_FLUSH_ERR, 0, 0, 0, 0);
+        }
+    }
+
+    // ---------------------------------------------------------------- connection management
+
+    @Override
+    public byte[] connect(InetSocketAddress remote, byte[] privateData, Duration timeout) {
+        checkOpen();
+        if (remote == null || timeout == null) {
+            throw new InvalidArgumentException("connect: remote address and timeout are required, got " + remote + " / " + timeout);
+        }
+        byte[] pd = privateData == null ? new byte[0] : privateData;
+        Mpa.checkPrivateData(pd, device);
+        QpState s = state.get();
+        if ((s != QpState.INIT && s != QpState.RTR) || connection != null) {
+            throw new InvalidStateException("connect on QP " + qpNumber + " in state " + s + "; a QP connects once, from INIT");
+        }
+        Mpa.Outcome outcome = Mpa.connect(device, this, remote, pd, timeout);
+        establish(outcome.channel(), outcome.crc(), outcome.ird(), outcome.ord());
+        return outcome.peerPrivateData();
+    }
+
+    /** Makes the QP live on {@code channel} (after a successful MPA exchange). */
+    void establish(SocketChannel channel, boolean crc, int ird, int ord) {
+        try {
+            channel.configureBlocking(false);
+            Connection c = new Connection(this, channel, crc, ird, ord, device.maxUlpdu());
+            connection = c;
+            if (!state.compareAndSet(QpState.INIT, QpState.RTS) && !state.compareAndSet(QpState.RTR, QpState.RTS)) {
+                c.close();
+                throw new InvalidStateException("QP " + qpNumber + " left INIT while connecting (now " + state.get() + ")");
+            }
+            device.activate(this);
+            device.raise(AsyncEventType.COMMUNICATION_ESTABLISHED, this, c.toString());
+        } catch (IOException e) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // the connection failed already; nothing more to release
+            }
+            throw new ConnectionException("QP " + qpNumber + ": could not start the connection: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void disconnect() {
+        if (connection != null && state.get() != QpState.ERROR) {
+            fail(Failure.local("QP " + qpNumber + " disconnected by the consumer"));
+        }
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        Connection c = connection;
+        return c == null ? null : c.local;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        Connection c = connection;
+        return c == null ? null : c.remote;
+    }
+
+    @Override
+    public int ird() {
+        Connection c = connection;
+        return c == null ? config.ird() : c.ird;
+    }
+
+    @Override
+    public int ord() {
+        Connection c = connection;
+        return c == null ? config.ord() : c.ord;
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new ResourceClosedException("QP " + qpNumber + " is closed");
+        }
+        device.checkOpen();
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        if (state.get() != QpState.ERROR) {
+            fail(Failure.local("QP " + qpNumber + " closed"));
+        }
+        closed = true;
+        Connection c = connection;
+        if (c != null) {
+            c.close();
+        }
+        device.deactivate(this);
+        pd.forget(this);
+    }
+
+    @Override
+    public String toString() {
+        return "QueuePair[" + qpNumber + ", " + state.get() + (connection != null ? ", " + connection : "") + "]";
+    }
+}

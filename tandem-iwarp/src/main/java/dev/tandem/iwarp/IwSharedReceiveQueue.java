@@ -1,0 +1,94 @@
+package dev.tandem.iwarp;
+
+import dev.tandem.verbs.AsyncEventType;
+import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.ProtectionDomain;
+import dev.tandem.verbs.QueueFullException;
+import dev.tandem.verbs.ReceiveRequest;
+import dev.tandem.verbs.ResourceClosedException;
+import dev.tandem.verbs.SharedReceiveQueue;
+
+/** Receive buffers shared by the QPs of one PD, with the one-shot limit event. */
+final class IwSharedReceiveQueue implements SharedReceiveQueue {
+    private final IwProtectionDomain pd;
+    private final int maxWr;
+    private final int maxSge;
+    private final MpmcRing<ReceiveRequest> ring;
+    private volatile int limit;
+    private volatile boolean closed;
+
+    IwSharedReceiveQueue(IwProtectionDomain pd, int maxWr, int maxSge) {
+        int maxDepth = pd.device().attributes().maxQueuePairDepth();
+        if (maxWr <= 0 || maxWr > maxDepth) {
+            throw new InvalidArgumentException("shared receive queue maxWr " + maxWr + " must be within 1.." + maxDepth);
+        }
+        if (maxSge <= 0 || maxSge > pd.device().attributes().maxSge()) {
+            throw new InvalidArgumentException("shared receive queue maxSge " + maxSge + " must be within 1.." + pd.device().attributes().maxSge());
+        }
+        this.pd = pd;
+        this.maxWr = maxWr;
+        this.maxSge = maxSge;
+        this.ring = new MpmcRing<>(maxWr);
+    }
+
+    @Override
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    @Override
+    public int maxWr() {
+        return maxWr;
+    }
+
+    @Override
+    public int maxSge() {
+        return maxSge;
+    }
+
+    @Override
+    public void postReceive(ReceiveRequest request) {
+        if (closed) {
+            throw new ResourceClosedException("shared receive queue is closed");
+        }
+        Validation.checkReceive(request, pd, maxSge, "shared receive queue");
+        if (ring.size() >= maxWr || !ring.offer(request)) {
+            throw new QueueFullException("shared receive queue is full (" + maxWr + " buffers posted); wait for receives to complete");
+        }
+    }
+
+    /** Takes the next buffer for an arriving Send (engine side), firing the limit event if armed. */
+    ReceiveRequest take() {
+        ReceiveRequest r = ring.poll();
+        int l = limit;
+        if (r != null && l > 0 && ring.size() < l) {
+            limit = 0;
+            pd.device().raise(AsyncEventType.SRQ_LIMIT_REACHED, this, "posted buffers dropped below the armed limit of " + l);
+        }
+        return r;
+    }
+
+    @Override
+    public int posted() {
+        return ring.size();
+    }
+
+    @Override
+    public void armLimit(int newLimit) {
+        if (newLimit <= 0 || newLimit > maxWr) {
+            throw new InvalidArgumentException("SRQ limit " + newLimit + " must be within 1.." + maxWr);
+        }
+        limit = newLimit;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        pd.forget(this);
+    }
+
+    @Override
+    public String toString() {
+        return "SharedReceiveQueue[maxWr=" + maxWr + ", posted=" + ring.size() + "]";
+    }
+}

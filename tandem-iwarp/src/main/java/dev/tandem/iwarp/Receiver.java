@@ -1,0 +1,461 @@
+package dev.tandem.iwarp;
+
+import dev.tandem.iwarp.wire.FpduDescriptor;
+import dev.tandem.iwarp.wire.RdmapOpcode;
+import dev.tandem.iwarp.wire.ReadRequestDescriptor;
+import dev.tandem.iwarp.wire.TerminateCode;
+import dev.tandem.iwarp.wire.TerminateDescriptor;
+import dev.tandem.verbs.Access;
+import dev.tandem.verbs.AsyncEventType;
+import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.ReceiveRequest;
+import dev.tandem.verbs.Sge;
+import dev.tandem.verbs.WorkCompletion;
+import dev.tandem.verbs.WorkRequest;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * Reads FPDUs of one stream and places them: the header into a small buffer, then (after every
+ * check passed) the payload straight from the socket into registered memory with one scattering
+ * read, then pad and CRC. CRC is verified over the placed bytes before anything is delivered.
+ * Any fault ends in a Terminate with the matching layer/type/code. Runs only under the adapter's
+ * progress lock.
+ */
+final class Receiver {
+    private static final int MIN_HEADER = 2 + FpduDescriptor.TAGGED_HEADER_LENGTH;
+    private static final int UNTAGGED_HEADER = 2 + FpduDescriptor.UNTAGGED_HEADER_LENGTH;
+
+    private final Connection c;
+    private final IwQueuePair qp;
+    private final ByteBuffer header = ByteBuffer.allocateDirect(128);
+    private final ByteBuffer trailer = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer[] scatter;
+    private final int[] placedStart;
+    private final IwMemoryRegion[] viewOwners;
+    private final ByteBuffer[] views;
+    private final CRC32C crc = new CRC32C();
+    private int scatterCount;
+    private boolean inBody;
+
+    private int ulpdu;
+    private int opcode;
+    private boolean last;
+    private int payloadLength;
+    private int pad;
+
+    private int expectedSendMsn = 1;
+    private int expectedReadMsn = 1;
+    private int expectedTerminateMsn = 1;
+    private ReceiveRequest receive;
+    private long received;
+    private long readReceived;
+
+    Receiver(Connection c) {
+        this.c = c;
+        this.qp = c.qp;
+        int slots = Math.max(qp.maxReceiveSge(), 1) + 2;
+        scatter = new ByteBuffer[slots];
+        placedStart = new int[slots];
+        viewOwners = new IwMemoryRegion[slots];
+        views = new ByteBuffer[slots];
+        header.clear().limit(MIN_HEADER);
+    }
+
+    /** Reads and places what the socket has; returns work done. */
+    int poll() {
+        if (c.isClosed() || qp.inError()) {
+            flushReceive(CompletionStatus.WR_FLUSH_ERR);
+            return 0;
+        }
+        int work = 0;
+        try {
+            while (!qp.inError()) {
+                if (!inBody) {
+                    int need = headerNeed();
+                    if (header.position() < need) {
+                        header.limit(need);
+                        int n = c.channel.read(header);
+                        if (n < 0) {
+                            endOfStream();
+                            return work + 1;
+                        }
+                        if (header.position() < need) {
+                            return work;
+                        }
+                        work++;
+                        continue;
+                    }
+                    if (!beginBody()) {
+                        return work + 1;
+                    }
+                    inBody = true;
+                }
+                long n = c.channel.read(scatter, 0, scatterCount);
+                if (n < 0) {
+                    endOfStream();
+                    return work + 1;
+                }
+                if (trailer.hasRemaining()) {
+                    return work;
+                }
+                work++;
+                inBody = false;
+                boolean ok = endFpdu();
+                header.clear().limit(MIN_HEADER);
+                if (!ok) {
+                    return work;
+                }
+            }
+        } catch (IOException e) {
+            qp.connectionLost(e);
+            return work + 1;
+        }
+        return work;
+    }
+
+    private int headerNeed() {
+        int pos = header.position();
+        if (pos < MIN_HEADER) {
+            return MIN_HEADER;
+        }
+        if ((header.get(FpduDescriptor.DDP_CONTROL_OFFSET) & FpduDescriptor.DDP_TAGGED) != 0) {
+            return MIN_HEADER;
+        }
+        if (pos < UNTAGGED_HEADER) {
+            return UNTAGGED_HEADER;
+        }
+        int length = header.getShort(0) & 0xFFFF;
+        int qn = header.getInt(2 + FpduDescriptor.UNTAGGED_QN_OFFSET - 2);
+        if (qn == FpduDescriptor.QN_READ_REQUEST && length == FpduDescriptor.UNTAGGED_HEADER_LENGTH + ReadRequestDescriptor.LENGTH) {
+            return 2 + length;
+        }
+        if (qn == FpduDescriptor.QN_TERMINATE && length >= FpduDescriptor.UNTAGGED_HEADER_LENGTH + TerminateDescriptor.CONTROL_SIZE
+                && length <= FpduDescriptor.UNTAGGED_HEADER_LENGTH + TerminateDescriptor.MAX_LENGTH) {
+            return 2 + length;
+        }
+        return UNTAGGED_HEADER;
+    }
+
+    /** Checks a complete header and sets up where the payload goes; false after a Terminate. */
+    private boolean beginBody() {
+        ByteBuffer h = header;
+        ulpdu = h.getShort(0) & 0xFFFF;
+        int ddp = h.get(FpduDescriptor.DDP_CONTROL_OFFSET) & 0xFF;
+        int rdmap = h.get(FpduDescriptor.RDMAP_CONTROL_OFFSET) & 0xFF;
+        boolean tagged = (ddp & FpduDescriptor.DDP_TAGGED) != 0;
+        last = (ddp & FpduDescriptor.DDP_LAST) != 0;
+        opcode = rdmap & FpduDescriptor.RDMAP_OPCODE_MASK;
+        int headerLength = tagged ? FpduDescriptor.TAGGED_HEADER_LENGTH : FpduDescriptor.UNTAGGED_HEADER_LENGTH;
+        if ((ddp & FpduDescriptor.DDP_VERSION_MASK) != FpduDescriptor.DDP_VERSION) {
+            return fault(tagged ? TerminateCode.DDP_TAGGED_INVALID_VERSION : TerminateCode.DDP_UNTAGGED_INVALID_VERSION,
+                    "DDP version " + (ddp & 3) + " (expected 1)");
+        }
+        if ((rdmap >>> FpduDescriptor.RDMAP_VERSION_SHIFT) != FpduDescriptor.RDMAP_VERSION) {
+            return fault(TerminateCode.RDMAP_INVALID_VERSION, "RDMAP version " + (rdmap >>> 6) + " (expected 1)");
+        }
+        if (opcode > RdmapOpcode.MAX || tagged != RdmapOpcode.isTagged(opcode)) {
+            return fault(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "opcode " + opcode + (tagged ? " in a tagged" : " in an untagged") + " segment");
+        }
+        if (ulpdu < headerLength) {
+            return fault(TerminateCode.DDP_CATASTROPHIC, "ULPDU_LENGTH " + ulpdu + " is shorter than the " + headerLength + "-byte DDP header");
+        }
+        payloadLength = ulpdu - headerLength;
+        pad = FpduDescriptor.padLength(ulpdu);
+        scatterCount = 0;
+        boolean ok;
+        if (tagged) {
+            int stag = h.getInt(2 + FpduDescriptor.TAGGED_STAG_OFFSET - 2);
+            long to = h.getLong(2 + FpduDescriptor.TAGGED_TO_OFFSET - 2);
+            ok = opcode == RdmapOpcode.RDMA_WRITE ? placeWrite(stag, to) : placeReadResponse(stag, to);
+        } else {
+            int qn = h.getInt(2 + FpduDescriptor.UNTAGGED_QN_OFFSET - 2);
+            int msn = h.getInt(2 + FpduDescriptor.UNTAGGED_MSN_OFFSET - 2);
+            int mo = h.getInt(2 + FpduDescriptor.UNTAGGED_MO_OFFSET - 2);
+            ok = switch (qn) {
+                case FpduDescriptor.QN_SEND -> RdmapOpcode.isSend(opcode)
+                        ? placeSend(msn, mo)
+                        : fault(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "opcode " + RdmapOpcode.name(opcode) + " on the Send queue");
+                case FpduDescriptor.QN_READ_REQUEST -> checkReadRequestHeader(msn);
+                case FpduDescriptor.QN_TERMINATE -> opcode == RdmapOpcode.TERMINATE && header.position() == 2 + ulpdu
+                        || fault(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "malformed Terminate (opcode " + opcode + ", ULPDU " + ulpdu + ")");
+                default -> fault(TerminateCode.DDP_UNTAGGED_INVALID_QN, "queue number " + qn);
+            };
+        }
+        if (!ok) {
+            return false;
+        }
+        trailer.clear().limit(pad + FpduDescriptor.CRC_SIZE);
+        scatter[scatterCount++] = trailer;
+        return true;
+    }
+
+    private boolean checkReadRequestHeader(int msn) {
+        if (opcode != RdmapOpcode.READ_REQUEST) {
+            return fault(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "opcode " + RdmapOpcode.name(opcode) + " on the Read Request queue");
+        }
+        if (payloadLength != ReadRequestDescriptor.LENGTH || header.position() != 2 + ulpdu) {
+            return fault(TerminateCode.DDP_CATASTROPHIC, "Read Request of " + payloadLength + " payload bytes (expected 28)");
+        }
+        if (msn != expectedReadMsn) {
+            return fault(TerminateCode.DDP_UNTAGGED_MSN_RANGE, "Read Request MSN " + msn + " (expected " + expectedReadMsn + ")");
+        }
+        return true;
+    }
+
+    private boolean placeWrite(int stag, long to) {
+        StagEntry e = qp.device().stags().lookup(stag);
+        TerminateCode err = checkTagged(e, stag, to, payloadLength, Access.REMOTE_WRITE, false);
+        if (err != null) {
+            return fault(err, "RDMA Write of " + payloadLength + " bytes to STag " + dev.tandem.verbs.STag.format(stag) + " at TO " + to);
+        }
+        place(0, e.region, e.base + to, payloadLength);
+        return true;
+    }
+
+    private boolean placeReadResponse(int stag, long to) {
+        if (c.orq.isEmpty()) {
+            return fault(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "Read Response with no RDMA Read outstanding");
+        }
+        WorkRequest.RdmaRead read = (WorkRequest.RdmaRead) qp.sendQueue().request(c.orq.peek());
+        Sge sink = read.sgl().get(0);
+        IwMemoryRegion region = (IwMemoryRegion) sink.region();
+        if (stag != region.lkey() || !region.isValid()) {
+            return fault(TerminateCode.DDP_TAGGED_INVALID_STAG, "Read Response to STag " + dev.tandem.verbs.STag.format(stag)
+                    + " but the outstanding Read's sink is " + dev.tandem.verbs.STag.format(region.lkey()));
+        }
+        if (to != sink.offset() + readReceived || readReceived + payloadLength > sink.length()) {
+            return fault(TerminateCode.DDP_TAGGED_BASE_BOUNDS, "Read Response at TO " + to + " length " + payloadLength
+                    + " outside the outstanding Read's sink (" + sink.offset() + ", " + sink.length() + " bytes, " + readReceived + " received)");
+        }
+        place(0, region, to, payloadLength);
+        return true;
+    }
+
+    private boolean placeSend(int msn, int mo) {
+        if (msn != expectedSendMsn) {
+            return fault(TerminateCode.DDP_UNTAGGED_MSN_RANGE, "Send MSN " + msn + " (expected " + expectedSendMsn + ")");
+        }
+        if (receive == null) {
+            if (mo != 0) {
+                return fault(TerminateCode.DDP_UNTAGGED_INVALID_MO, "first segment of Send MSN " + msn + " has MO " + mo);
+            }
+            receive = qp.takeReceive();
+            received = 0;
+            if (receive == null) {
+                return fault(TerminateCode.DDP_UNTAGGED_NO_BUFFER, "Send MSN " + msn + " arrived and no receive buffer is posted");
+            }
+        }
+        if ((mo & 0xFFFFFFFFL) != received) {
+            return fault(TerminateCode.DDP_UNTAGGED_INVALID_MO, "Send segment MO " + mo + " (expected " + received + ")");
+        }
+        if (received + payloadLength > receive.length()) {
+            ReceiveRequest r = receive;
+            receive = null;
+            qp.completeReceive(r, CompletionStatus.LOC_LEN_ERR, received + payloadLength, 0, 0,
+                    TerminateCode.DDP_UNTAGGED_TOO_LONG.bits());
+            return fault(TerminateCode.DDP_UNTAGGED_TOO_LONG, "Send of at least " + (received + payloadLength)
+                    + " bytes for a receive buffer of " + receive(r));
+        }
+        scatterReceive(receive.sgl(), received, payloadLength);
+        return true;
+    }
+
+    private static String receive(ReceiveRequest r) {
+        return r.length() + " bytes (wrId " + r.wrId() + ")";
+    }
+
+    private void scatterReceive(List<Sge> sgl, long offset, int length) {
+        long skip = offset;
+        int left = length;
+        for (int i = 0; i < sgl.size() && left > 0; i++) {
+            Sge sge = sgl.get(i);
+            if (skip >= sge.length()) {
+                skip -= sge.length();
+                continue;
+            }
+            int take = (int) Math.min(left, sge.length() - skip);
+            place(scatterCount, (IwMemoryRegion) sge.region(), sge.offset() + skip, take);
+            skip = 0;
+            left -= take;
+        }
+    }
+
+    private void place(int slot, IwMemoryRegion region, long offset, int length) {
+        if (length == 0) {
+            return;
+        }
+        int s = scatterCount;
+        if (viewOwners[s] != region) {
+            viewOwners[s] = region;
+            views[s] = region.buffer.duplicate();
+        }
+        int start = (int) offset;
+        placedStart[s] = start;
+        scatter[s] = views[s].clear().position(start).limit(start + length);
+        scatterCount++;
+    }
+
+    /** A tagged access check; null when allowed. {@code rdmapLayer} selects RDMAP codes (Read Request source). */
+    TerminateCode checkTagged(StagEntry e, int stag, long to, long length, int access, boolean rdmapLayer) {
+        if (e == null || !e.valid || e.key != (stag & 0xFF) || e.region == null || !e.region.isValid()) {
+            return rdmapLayer ? TerminateCode.RDMAP_INVALID_STAG : TerminateCode.DDP_TAGGED_INVALID_STAG;
+        }
+        if (e.pd != qp.iwPd() || (e.window && e.boundQp != qp)) {
+            return rdmapLayer ? TerminateCode.RDMAP_STAG_NOT_ASSOCIATED : TerminateCode.DDP_TAGGED_STAG_NOT_ASSOCIATED;
+        }
+        if (!e.allows(access)) {
+            return TerminateCode.RDMAP_ACCESS_RIGHTS;
+        }
+        if (to < 0 || length < 0 || to > e.length || length > e.length - to) {
+            return rdmapLayer ? TerminateCode.RDMAP_BASE_BOUNDS : TerminateCode.DDP_TAGGED_BASE_BOUNDS;
+        }
+        return null;
+    }
+
+    /** Verifies the CRC over header, placed bytes and pad, then delivers; false after a Terminate. */
+    private boolean endFpdu() {
+        trailer.flip();
+        if (c.crc) {
+            crc.reset();
+            int headerBytes = header.position();
+            ByteBuffer h = header.flip();
+            crc.update(h);
+            header.position(headerBytes);
+            for (int i = 0; i < scatterCount - 1; i++) {
+                ByteBuffer v = scatter[i];
+                int end = v.position();
+                v.position(placedStart[i]);
+                crc.update(v);
+                v.position(end);
+            }
+            for (int i = 0; i < pad; i++) {
+                crc.update(trailer.get(i));
+            }
+            int wire = trailer.getInt(pad);
+            if (wire != (int) crc.getValue()) {
+                return fault(TerminateCode.LLP_CRC, String.format("CRC32C 0x%08x on the wire, 0x%08x computed", wire, (int) crc.getValue()));
+            }
+        }
+        qp.counters().fpduReceived(ulpdu);
+        return switch (opcode) {
+            case RdmapOpcode.RDMA_WRITE -> {
+                if (last) {
+                    qp.counters().received(opcode, 0);
+                }
+                yield true;
+            }
+            case RdmapOpcode.READ_RESPONSE -> {
+                readReceived += payloadLength;
+                if (last) {
+                    long pos = c.orq.peek();
+                    c.orq.pop();
+                    readReceived = 0;
+                    qp.counters().received(opcode, 0);
+                    qp.sendQueue().finish(pos, CompletionStatus.SUCCESS, 0);
+                    qp.sendQueue().complete(qp.sendEmitter());
+                }
+                yield true;
+            }
+            case RdmapOpcode.READ_REQUEST -> acceptReadRequest();
+            case RdmapOpcode.TERMINATE -> {
+                int control = header.getInt(UNTAGGED_HEADER);
+                int bits = control >>> 16;
+                qp.counters().received(opcode, 0);
+                qp.fail(Failure.received(TerminateCode.fromBits(bits), bits));
+                yield false;
+            }
+            default -> deliverSend();
+        };
+    }
+
+    private boolean deliverSend() {
+        received += payloadLength;
+        if (!last) {
+            return true;
+        }
+        expectedSendMsn++;
+        ReceiveRequest r = receive;
+        receive = null;
+        int flags = RdmapOpcode.isSolicited(opcode) ? WorkCompletion.FLAG_SOLICITED : 0;
+        int invalidated = 0;
+        if (RdmapOpcode.invalidates(opcode)) {
+            invalidated = header.getInt(2 + FpduDescriptor.UNTAGGED_INVALIDATE_STAG_OFFSET - 2);
+            if (!qp.remoteInvalidate(invalidated)) {
+                qp.completeReceive(r, CompletionStatus.REM_INV_REQ_ERR, received, flags, 0, TerminateCode.RDMAP_CANNOT_INVALIDATE.bits());
+                return fault(TerminateCode.RDMAP_CANNOT_INVALIDATE, "Send with Invalidate names STag "
+                        + dev.tandem.verbs.STag.format(invalidated) + ", which this QP may not invalidate");
+            }
+            flags |= WorkCompletion.FLAG_INVALIDATED;
+        }
+        qp.counters().received(opcode, received);
+        qp.completeReceive(r, CompletionStatus.SUCCESS, received, flags, invalidated, 0);
+        return true;
+    }
+
+    private boolean acceptReadRequest() {
+        int base = UNTAGGED_HEADER;
+        int sinkStag = header.getInt(base + ReadRequestDescriptor.SINK_STAG_OFFSET);
+        long sinkTo = header.getLong(base + ReadRequestDescriptor.SINK_TO_OFFSET);
+        long size = header.getInt(base + ReadRequestDescriptor.SIZE_OFFSET) & 0xFFFFFFFFL;
+        int sourceStag = header.getInt(base + ReadRequestDescriptor.SOURCE_STAG_OFFSET);
+        long sourceTo = header.getLong(base + ReadRequestDescriptor.SOURCE_TO_OFFSET);
+        expectedReadMsn++;
+        StagEntry e = qp.device().stags().lookup(sourceStag);
+        TerminateCode err = checkTagged(e, sourceStag, sourceTo, size, Access.REMOTE_READ, true);
+        if (err != null) {
+            return fault(err, "RDMA Read Request of " + size + " bytes from STag " + dev.tandem.verbs.STag.format(sourceStag) + " at TO " + sourceTo);
+        }
+        ReadRequestQueue.Entry entry = c.irq.claim(c.ird);
+        if (entry == null) {
+            return fault(TerminateCode.RDMAP_CATASTROPHIC_STREAM, "RDMA Read Request beyond the negotiated IRD of " + c.ird);
+        }
+        entry.sinkStag = sinkStag;
+        entry.sinkTo = sinkTo;
+        entry.size = size;
+        entry.source = e;
+        entry.sourceOffset = sourceTo;
+        entry.sent = 0;
+        c.irq.publish();
+        qp.counters().received(RdmapOpcode.READ_REQUEST, size);
+        c.tx.poll();
+        return true;
+    }
+
+    /** Answers a fault in the peer's stream with a Terminate quoting the offending headers. */
+    private boolean fault(TerminateCode code, String what) {
+        int bytes = header.position();
+        boolean tagged = bytes > FpduDescriptor.DDP_CONTROL_OFFSET && (header.get(FpduDescriptor.DDP_CONTROL_OFFSET) & FpduDescriptor.DDP_TAGGED) != 0;
+        int ddpLength = tagged ? FpduDescriptor.TAGGED_HEADER_LENGTH : FpduDescriptor.UNTAGGED_HEADER_LENGTH;
+        boolean withRdmap = !tagged && opcode == RdmapOpcode.READ_REQUEST && bytes >= UNTAGGED_HEADER + ReadRequestDescriptor.LENGTH;
+        int quoted = Math.min(bytes - 2, ddpLength + (withRdmap ? ReadRequestDescriptor.LENGTH : 0));
+        byte[] offending = null;
+        if (quoted >= ddpLength) {
+            offending = new byte[quoted];
+            header.get(2, offending, 0, quoted);
+        }
+        qp.counters().countMalformed();
+        flushReceive(CompletionStatus.WR_FLUSH_ERR);
+        qp.fail(Failure.detected(code, offending, withRdmap, what));
+        return false;
+    }
+
+    private void flushReceive(CompletionStatus status) {
+        ReceiveRequest r = receive;
+        if (r != null) {
+            receive = null;
+            qp.completeReceive(r, status, 0, 0, 0, 0);
+        }
+    }
+
+    private void endOfStream() {
+        boolean clean = !inBody && header.position() == 0;
+        flushReceive(CompletionStatus.WR_FLUSH_ERR);
+        qp.fail(Failure.lost(clean ? AsyncEventType.DISCONNECTED : AsyncEventType.QP_FATAL,
+                clean ? "peer closed the connection" : "peer closed the connection in the middle of an FPDU"));
+    }
+}

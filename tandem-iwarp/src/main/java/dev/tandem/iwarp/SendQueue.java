@@ -1,0 +1,172 @@
+package dev.tandem.iwarp;
+
+import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.WorkRequest;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * A QP's send queue: a bounded ring of posted (immutable, reusable) work requests with three
+ * cursors: posted (producers, lock-free), transmitted (the transmitter) and completed (in posting
+ * order, as the verbs require). Inline payloads are copied into a per-slot buffer at post time.
+ */
+final class SendQueue {
+    static final int PENDING = 0;
+
+    final int depth;
+    private final int mask;
+    private final WorkRequest[] requests;
+    private final AtomicLongArray sequences;
+    /** 0 while pending, else 1 + CompletionStatus ordinal. */
+    private final AtomicIntegerArray states;
+    private final int[] vendorErrors;
+    private final AtomicLong tail = new AtomicLong();
+    private volatile long head;
+    private volatile long txIndex;
+    private final AtomicBoolean completing = new AtomicBoolean();
+    private final MemorySegment inline;
+    private final ByteBuffer inlineBuffer;
+    private final int inlineSize;
+
+    SendQueue(int depth, int maxInline) {
+        this.depth = depth;
+        int capacity = Integer.highestOneBit(Math.max(2, depth - 1)) << 1;
+        mask = capacity - 1;
+        requests = new WorkRequest[capacity];
+        sequences = new AtomicLongArray(capacity);
+        for (int i = 0; i < capacity; i++) {
+            sequences.set(i, i);
+        }
+        states = new AtomicIntegerArray(capacity);
+        vendorErrors = new int[capacity];
+        inlineSize = maxInline;
+        inline = maxInline > 0 ? Arena.ofAuto().allocate((long) maxInline * capacity, 64) : MemorySegment.NULL;
+        inlineBuffer = maxInline > 0 ? inline.asByteBuffer() : null;
+    }
+
+    /** Claims a slot; -1 when the queue is full. */
+    long claim() {
+        while (true) {
+            long pos = tail.get();
+            if (pos - head >= depth) {
+                return -1;
+            }
+            int idx = (int) (pos & mask);
+            long seq = sequences.get(idx);
+            if (seq == pos) {
+                if (tail.compareAndSet(pos, pos + 1)) {
+                    return pos;
+                }
+            } else if (seq < pos) {
+                return -1;
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    MemorySegment inlineSlot(long pos) {
+        return inline.asSlice((pos & mask) * inlineSize, inlineSize);
+    }
+
+    /** Duplicate-free view of a slot's inline bytes: the caller sets position and limit. */
+    ByteBuffer inlineBuffer() {
+        return inlineBuffer;
+    }
+
+    int inlineOffset(long pos) {
+        return (int) ((pos & mask) * inlineSize);
+    }
+
+    void publish(long pos, WorkRequest request) {
+        int idx = (int) (pos & mask);
+        requests[idx] = request;
+        vendorErrors[idx] = 0;
+        states.set(idx, PENDING);
+        sequences.set(idx, pos + 1);
+    }
+
+    /** The next request to transmit, or null when none is posted. */
+    WorkRequest peekTx() {
+        long pos = txIndex;
+        int idx = (int) (pos & mask);
+        return sequences.get(idx) == pos + 1 ? requests[idx] : null;
+    }
+
+    long txIndex() {
+        return txIndex;
+    }
+
+    void advanceTx() {
+        txIndex = txIndex + 1;
+    }
+
+    WorkRequest request(long pos) {
+        return requests[(int) (pos & mask)];
+    }
+
+    /** Marks a slot finished (first mark wins); true if this call marked it. */
+    boolean finish(long pos, CompletionStatus status, int vendorError) {
+        int idx = (int) (pos & mask);
+        if (sequences.get(idx) != pos + 1) {
+            return false;
+        }
+        vendorErrors[idx] = vendorError;
+        return states.compareAndSet(idx, PENDING, 1 + status.ordinal());
+    }
+
+    long head() {
+        return head;
+    }
+
+    long tail() {
+        return tail.get();
+    }
+
+    boolean isEmpty() {
+        return head == tail.get();
+    }
+
+    /** Emits completions of finished slots in posting order, freeing their slots. */
+    void complete(Emitter emitter) {
+        while (completing.compareAndSet(false, true)) {
+            try {
+                while (true) {
+                    long pos = head;
+                    int idx = (int) (pos & mask);
+                    if (sequences.get(idx) != pos + 1) {
+                        break;
+                    }
+                    int st = states.get(idx);
+                    if (st == PENDING) {
+                        break;
+                    }
+                    WorkRequest wr = requests[idx];
+                    emitter.emit(wr, STATUSES[st - 1], vendorErrors[idx]);
+                    requests[idx] = null;
+                    head = pos + 1;
+                    sequences.set(idx, pos + mask + 1);
+                }
+            } finally {
+                completing.set(false);
+            }
+            long pos = head;
+            int idx = (int) (pos & mask);
+            if (sequences.get(idx) != pos + 1 || states.get(idx) == PENDING) {
+                return;
+            }
+        }
+    }
+
+    private static final CompletionStatus[] STATUSES = CompletionStatus.values();
+
+    /** Receives completions from {@link #complete}. */
+    interface Emitter {
+        void emit(WorkRequest request, CompletionStatus status, int vendorError);
+    }
+}

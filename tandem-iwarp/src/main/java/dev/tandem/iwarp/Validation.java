@@ -1,0 +1,57 @@
+package dev.tandem.iwarp;
+
+import dev.tandem.verbs.Access;
+import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.LocalProtectionException;
+import dev.tandem.verbs.MemoryRegion;
+import dev.tandem.verbs.ReceiveRequest;
+import dev.tandem.verbs.STag;
+import dev.tandem.verbs.Sge;
+
+import java.util.List;
+
+/** Post-time checks of scatter/gather lists: each failure names the entry and what was wrong. */
+final class Validation {
+    private Validation() {
+    }
+
+    static void checkReceive(ReceiveRequest request, IwProtectionDomain pd, int maxSge, String where) {
+        if (request == null) {
+            throw new InvalidArgumentException("postReceive: request is null");
+        }
+        checkSgl(request.sgl(), pd, maxSge, Access.LOCAL_WRITE, where + " receive wrId " + request.wrId());
+    }
+
+    /** Checks count, ownership, PD, bounds and rights of every entry; returns the total length. */
+    static long checkSgl(List<Sge> sgl, IwProtectionDomain pd, int maxSge, int requiredAccess, String what) {
+        int n = sgl.size();
+        if (n > maxSge) {
+            throw new InvalidArgumentException(what + " has " + n + " SGEs; this queue allows at most " + maxSge);
+        }
+        long total = 0;
+        for (int i = 0; i < n; i++) {
+            Sge sge = sgl.get(i);
+            MemoryRegion r = sge.region();
+            if (!(r instanceof IwMemoryRegion mr) || mr.iwPd().device() != pd.device()) {
+                throw new LocalProtectionException(what + " SGE " + i + ": region " + r + " was not registered on adapter " + pd.device().name());
+            }
+            if (mr.isClosed() || !mr.entry.valid) {
+                throw new LocalProtectionException(what + " SGE " + i + ": lkey " + STag.format(mr.lkey()) + " is not valid (region deregistered)");
+            }
+            if (mr.iwPd() != pd) {
+                throw new LocalProtectionException(what + " SGE " + i + ": lkey " + STag.format(mr.lkey())
+                        + " belongs to another protection domain than the queue's");
+            }
+            if (sge.offset() + sge.length() > mr.length()) {
+                throw new LocalProtectionException(what + " SGE " + i + ": bytes " + sge.offset() + ".." + (sge.offset() + sge.length())
+                        + " lie outside the region of " + mr.length() + " bytes");
+            }
+            if (!Access.allows(mr.access(), requiredAccess)) {
+                throw new LocalProtectionException(what + " SGE " + i + ": region access " + Access.describe(mr.access())
+                        + " lacks " + Access.describe(requiredAccess));
+            }
+            total += sge.length();
+        }
+        return total;
+    }
+}

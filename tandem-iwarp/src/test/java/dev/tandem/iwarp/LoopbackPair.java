@@ -1,0 +1,80 @@
+package dev.tandem.iwarp;
+
+import dev.tandem.verbs.Access;
+import dev.tandem.verbs.CompletionQueue;
+import dev.tandem.verbs.ConnectionRequest;
+import dev.tandem.verbs.Listener;
+import dev.tandem.verbs.MemoryRegion;
+import dev.tandem.verbs.ProtectionDomain;
+import dev.tandem.verbs.QueuePair;
+import dev.tandem.verbs.QueuePairConfig;
+import dev.tandem.verbs.WorkCompletion;
+
+import java.lang.foreign.Arena;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Two adapters on loopback with one connected QP pair and a registered region on each side. */
+final class LoopbackPair implements AutoCloseable {
+    static final Duration WAIT = Duration.ofSeconds(5);
+    final IwarpDevice a;
+    final IwarpDevice b;
+    final ProtectionDomain pdA;
+    final ProtectionDomain pdB;
+    final CompletionQueue cqA;
+    final CompletionQueue cqB;
+    final MemoryRegion mrA;
+    final MemoryRegion mrB;
+    final QueuePair qpA;
+    final QueuePair qpB;
+    final Arena arena = Arena.ofShared();
+
+    LoopbackPair(UnaryOperator<IwarpConfig> tweak, int regionSize) throws Exception {
+        a = IwarpDevice.open(tweak.apply(IwarpConfig.of("127.0.1.1")));
+        b = IwarpDevice.open(tweak.apply(IwarpConfig.of("127.0.1.2")));
+        pdA = a.allocateProtectionDomain();
+        pdB = b.allocateProtectionDomain();
+        cqA = a.createCompletionQueue(256);
+        cqB = b.createCompletionQueue(256);
+        int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.MW_BIND;
+        mrA = pdA.registerMemory(arena.allocate(regionSize, 64), access);
+        mrB = pdB.registerMemory(arena.allocate(regionSize, 64), access);
+        qpA = pdA.createQueuePair(QueuePairConfig.of(cqA));
+        qpB = pdB.createQueuePair(QueuePairConfig.of(cqB));
+        try (Listener l = b.listen(new InetSocketAddress("127.0.1.2", 0), 4)) {
+            CompletableFuture<byte[]> server = CompletableFuture.supplyAsync(() -> {
+                ConnectionRequest r = l.accept(WAIT);
+                byte[] pd = r.privateData();
+                r.accept(qpB, new byte[] {9, 8});
+                return pd;
+            });
+            byte[] reply = qpA.connect(l.localAddress(), new byte[] {1, 2, 3}, WAIT);
+            assertThat(reply).containsExactly(9, 8);
+            assertThat(server.get(5, TimeUnit.SECONDS)).containsExactly(1, 2, 3);
+        }
+    }
+
+    static WorkCompletion awaitOne(CompletionQueue cq) {
+        WorkCompletion[] wc = WorkCompletion.array(1);
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (cq.poll(wc) == 1) {
+                return wc[0];
+            }
+            Thread.onSpinWait();
+        }
+        throw new AssertionError("no completion on " + cq + " within " + WAIT);
+    }
+
+    @Override
+    public void close() {
+        a.close();
+        b.close();
+        arena.close();
+    }
+}
