@@ -178,43 +178,47 @@ final class IwQueuePair implements QueuePair {
         }
     }
 
+    private String what(WorkRequest request) {
+        return Validation.what("QP", qpNumber, request.getClass().getSimpleName(), request.wrId());
+    }
+
     private void checkRequest(WorkRequest request) {
-        String what = "QP " + qpNumber + " wrId " + request.wrId();
         switch (request) {
             case WorkRequest.RdmaRead read -> {
-                Validation.checkSgl(read.sgl(), pd, config.maxSendSge(), Access.LOCAL_WRITE, what + " (RDMA Read sink)");
+                Validation.checkSgl(read.sgl(), pd, config.maxSendSge(), Access.LOCAL_WRITE, "QP", qpNumber, "RdmaRead sink", read.wrId());
                 Connection c = connection;
                 if (c != null && c.ord == 0) {
-                    throw new InvalidStateException(what + ": RDMA Read needs ORD of at least 1, but the connection negotiated ORD 0"
+                    throw new InvalidStateException(what(request) + ": RDMA Read needs ORD of at least 1, but the connection negotiated ORD 0"
                             + " (the peer offered IRD 0)");
                 }
             }
             case WorkRequest.BindWindow bind -> {
                 if (!(bind.window() instanceof IwMemoryWindow w) || w.iwPd() != pd) {
-                    throw new LocalProtectionException(what + ": window " + bind.window() + " is not a window of this QP's protection domain");
+                    throw new LocalProtectionException(what(request) + ": window " + bind.window() + " is not a window of this QP's protection domain");
                 }
                 if (!(bind.region() instanceof IwMemoryRegion)) {
-                    throw new LocalProtectionException(what + ": region " + bind.region() + " was not registered on " + device.name());
+                    throw new LocalProtectionException(what(request) + ": region " + bind.region() + " was not registered on " + device.name());
                 }
                 Access.validate(bind.access());
             }
             case WorkRequest.LocalInvalidate inv -> {
             }
             default -> {
-                long length = Validation.checkSgl(request.sgl(), pd, config.maxSendSge(), 0, what);
+                long length = Validation.checkSgl(request.sgl(), pd, config.maxSendSge(), 0, "QP", qpNumber,
+                        request.getClass().getSimpleName(), request.wrId());
                 if (length > device.attributes().maxMessageSize()) {
-                    throw new InvalidArgumentException(what + ": message of " + length + " bytes exceeds the maximum of "
+                    throw new InvalidArgumentException(what(request) + ": message of " + length + " bytes exceeds the maximum of "
                             + device.attributes().maxMessageSize());
                 }
                 if (WrFlags.has(request.flags(), WrFlags.INLINE) && length > config.maxInlineData()) {
-                    throw new InvalidArgumentException(what + ": INLINE payload of " + length + " bytes exceeds maxInlineData "
+                    throw new InvalidArgumentException(what(request) + ": INLINE payload of " + length + " bytes exceeds maxInlineData "
                             + config.maxInlineData());
                 }
             }
         }
         if (WrFlags.has(request.flags(), WrFlags.SOLICITED)
                 && !(request instanceof WorkRequest.Send || request instanceof WorkRequest.SendWithInvalidate)) {
-            throw new InvalidArgumentException(what + ": SOLICITED applies to Sends only");
+            throw new InvalidArgumentException(what(request) + ": SOLICITED applies to Sends only");
         }
     }
 
@@ -238,7 +242,7 @@ final class IwQueuePair implements QueuePair {
         if (s == QpState.RESET) {
             throw new InvalidStateException("postReceive on QP " + qpNumber + " in state RESET; move it to INIT first");
         }
-        Validation.checkReceive(request, pd, config.maxReceiveSge(), "QP " + qpNumber);
+        Validation.checkReceive(request, pd, config.maxReceiveSge(), "QP", qpNumber);
         if (rq.size() >= config.receiveDepth() || !rq.offer(request)) {
             throw new QueueFullException("receive queue of QP " + qpNumber + " is full (" + config.receiveDepth() + " buffers posted)");
         }

@@ -51,7 +51,7 @@ final class IwSharedReceiveQueue implements SharedReceiveQueue {
         if (closed) {
             throw new ResourceClosedException("shared receive queue is closed");
         }
-        Validation.checkReceive(request, pd, maxSge, "shared receive queue");
+        Validation.checkReceive(request, pd, maxSge, "shared receive queue", -1);
         if (ring.size() >= maxWr || !ring.offer(request)) {
             throw new QueueFullException("shared receive queue is full (" + maxWr + " buffers posted); wait for receives to complete");
         }

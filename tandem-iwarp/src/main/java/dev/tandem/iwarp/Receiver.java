@@ -28,7 +28,7 @@ import java.util.zip.CRC32C;
  */
 final class Receiver {
     private static final int MIN_HEADER = 2 + FpduDescriptor.TAGGED_HEADER_LENGTH;
-    private static final int UNTAGGED_HEADER = 2 + FpduDescriptor.UNTAGGED_HEADER_LENGTH;
+    private static final int UNTAGGED_HEADER = FpduDescriptor.UNTAGGED_HEADER_LENGTH + 2;
 
     private final Connection c;
     private final IwQueuePair qp;
@@ -43,6 +43,8 @@ final class Receiver {
     private boolean inBody;
 
     private int ulpdu;
+    private boolean tagged;
+    private int firstView;
     private int opcode;
     private boolean last;
     private int payloadLength;
@@ -50,7 +52,6 @@ final class Receiver {
 
     private int expectedSendMsn = 1;
     private int expectedReadMsn = 1;
-    private int expectedTerminateMsn = 1;
     private ReceiveRequest receive;
     private long received;
     private long readReceived;
@@ -66,7 +67,7 @@ final class Receiver {
         header.clear().limit(MIN_HEADER);
     }
 
-    /** Reads and places what the socket has; returns work done. */
+    /** Reads and places what the socket has; returns work done. Two reads per FPDU: 16 header bytes, then the rest. */
     int poll() {
         if (c.isClosed() || qp.inError()) {
             flushReceive(CompletionStatus.WR_FLUSH_ERR);
@@ -76,19 +77,16 @@ final class Receiver {
         try {
             while (!qp.inError()) {
                 if (!inBody) {
-                    int need = headerNeed();
-                    if (header.position() < need) {
-                        header.limit(need);
+                    if (header.position() < MIN_HEADER) {
                         int n = c.channel.read(header);
                         if (n < 0) {
                             endOfStream();
                             return work + 1;
                         }
-                        if (header.position() < need) {
+                        if (header.position() < MIN_HEADER) {
                             return work;
                         }
                         work++;
-                        continue;
                     }
                     if (!beginBody()) {
                         return work + 1;
@@ -118,36 +116,17 @@ final class Receiver {
         return work;
     }
 
-    private int headerNeed() {
-        int pos = header.position();
-        if (pos < MIN_HEADER) {
-            return MIN_HEADER;
-        }
-        if ((header.get(FpduDescriptor.DDP_CONTROL_OFFSET) & FpduDescriptor.DDP_TAGGED) != 0) {
-            return MIN_HEADER;
-        }
-        if (pos < UNTAGGED_HEADER) {
-            return UNTAGGED_HEADER;
-        }
-        int length = header.getShort(0) & 0xFFFF;
-        int qn = header.getInt(2 + FpduDescriptor.UNTAGGED_QN_OFFSET - 2);
-        if (qn == FpduDescriptor.QN_READ_REQUEST && length == FpduDescriptor.UNTAGGED_HEADER_LENGTH + ReadRequestDescriptor.LENGTH) {
-            return 2 + length;
-        }
-        if (qn == FpduDescriptor.QN_TERMINATE && length >= FpduDescriptor.UNTAGGED_HEADER_LENGTH + TerminateDescriptor.CONTROL_SIZE
-                && length <= FpduDescriptor.UNTAGGED_HEADER_LENGTH + TerminateDescriptor.MAX_LENGTH) {
-            return 2 + length;
-        }
-        return UNTAGGED_HEADER;
-    }
-
-    /** Checks a complete header and sets up where the payload goes; false after a Terminate. */
+    /**
+     * Checks the first 16 bytes (length, control bytes, and for untagged segments QN and MSN) and
+     * sets up one scattering read for the rest: the remaining header bytes (untagged), the payload
+     * straight into its buffer, then pad and CRC. False after a Terminate.
+     */
     private boolean beginBody() {
         ByteBuffer h = header;
         ulpdu = h.getShort(0) & 0xFFFF;
         int ddp = h.get(FpduDescriptor.DDP_CONTROL_OFFSET) & 0xFF;
         int rdmap = h.get(FpduDescriptor.RDMAP_CONTROL_OFFSET) & 0xFF;
-        boolean tagged = (ddp & FpduDescriptor.DDP_TAGGED) != 0;
+        tagged = (ddp & FpduDescriptor.DDP_TAGGED) != 0;
         last = (ddp & FpduDescriptor.DDP_LAST) != 0;
         opcode = rdmap & FpduDescriptor.RDMAP_OPCODE_MASK;
         int headerLength = tagged ? FpduDescriptor.TAGGED_HEADER_LENGTH : FpduDescriptor.UNTAGGED_HEADER_LENGTH;
@@ -169,20 +148,24 @@ final class Receiver {
         scatterCount = 0;
         boolean ok;
         if (tagged) {
-            int stag = h.getInt(2 + FpduDescriptor.TAGGED_STAG_OFFSET - 2);
-            long to = h.getLong(2 + FpduDescriptor.TAGGED_TO_OFFSET - 2);
+            firstView = 0;
+            int stag = h.getInt(FpduDescriptor.TAGGED_STAG_OFFSET);
+            long to = h.getLong(FpduDescriptor.TAGGED_TO_OFFSET);
             ok = opcode == RdmapOpcode.RDMA_WRITE ? placeWrite(stag, to) : placeReadResponse(stag, to);
         } else {
-            int qn = h.getInt(2 + FpduDescriptor.UNTAGGED_QN_OFFSET - 2);
-            int msn = h.getInt(2 + FpduDescriptor.UNTAGGED_MSN_OFFSET - 2);
-            int mo = h.getInt(2 + FpduDescriptor.UNTAGGED_MO_OFFSET - 2);
+            firstView = 1;
+            int qn = h.getInt(FpduDescriptor.UNTAGGED_QN_OFFSET);
+            int msn = h.getInt(FpduDescriptor.UNTAGGED_MSN_OFFSET);
             ok = switch (qn) {
                 case FpduDescriptor.QN_SEND -> RdmapOpcode.isSend(opcode)
-                        ? placeSend(msn, mo)
+                        ? readHeaderRest(UNTAGGED_HEADER) && placeSend(msn)
                         : fault(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "opcode " + RdmapOpcode.name(opcode) + " on the Send queue");
-                case FpduDescriptor.QN_READ_REQUEST -> checkReadRequestHeader(msn);
-                case FpduDescriptor.QN_TERMINATE -> opcode == RdmapOpcode.TERMINATE && header.position() == 2 + ulpdu
-                        || fault(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "malformed Terminate (opcode " + opcode + ", ULPDU " + ulpdu + ")");
+                case FpduDescriptor.QN_READ_REQUEST -> checkReadRequestHeader(msn) && readHeaderRest(2 + ulpdu);
+                case FpduDescriptor.QN_TERMINATE -> opcode == RdmapOpcode.TERMINATE
+                        && ulpdu >= FpduDescriptor.UNTAGGED_HEADER_LENGTH + TerminateDescriptor.CONTROL_SIZE
+                        && ulpdu <= FpduDescriptor.UNTAGGED_HEADER_LENGTH + TerminateDescriptor.MAX_LENGTH
+                        ? readHeaderRest(2 + ulpdu)
+                        : fault(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "malformed Terminate (opcode " + opcode + ", ULPDU " + ulpdu + ")");
                 default -> fault(TerminateCode.DDP_UNTAGGED_INVALID_QN, "queue number " + qn);
             };
         }
@@ -194,11 +177,18 @@ final class Receiver {
         return true;
     }
 
+    /** The header buffer itself takes the bytes up to {@code end} in the same scattering read. */
+    private boolean readHeaderRest(int end) {
+        header.limit(end);
+        scatter[scatterCount++] = header;
+        return true;
+    }
+
     private boolean checkReadRequestHeader(int msn) {
         if (opcode != RdmapOpcode.READ_REQUEST) {
             return fault(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "opcode " + RdmapOpcode.name(opcode) + " on the Read Request queue");
         }
-        if (payloadLength != ReadRequestDescriptor.LENGTH || header.position() != 2 + ulpdu) {
+        if (payloadLength != ReadRequestDescriptor.LENGTH) {
             return fault(TerminateCode.DDP_CATASTROPHIC, "Read Request of " + payloadLength + " payload bytes (expected 28)");
         }
         if (msn != expectedReadMsn) {
@@ -213,7 +203,7 @@ final class Receiver {
         if (err != null) {
             return fault(err, "RDMA Write of " + payloadLength + " bytes to STag " + dev.tandem.verbs.STag.format(stag) + " at TO " + to);
         }
-        place(0, e.region, e.base + to, payloadLength);
+        place(e.region, e.base + to, payloadLength);
         return true;
     }
 
@@ -232,26 +222,21 @@ final class Receiver {
             return fault(TerminateCode.DDP_TAGGED_BASE_BOUNDS, "Read Response at TO " + to + " length " + payloadLength
                     + " outside the outstanding Read's sink (" + sink.offset() + ", " + sink.length() + " bytes, " + readReceived + " received)");
         }
-        place(0, region, to, payloadLength);
+        place(region, to, payloadLength);
         return true;
     }
 
-    private boolean placeSend(int msn, int mo) {
+    /** Places a Send segment at the offset its MO must have; the MO itself is checked once read, before delivery. */
+    private boolean placeSend(int msn) {
         if (msn != expectedSendMsn) {
             return fault(TerminateCode.DDP_UNTAGGED_MSN_RANGE, "Send MSN " + msn + " (expected " + expectedSendMsn + ")");
         }
         if (receive == null) {
-            if (mo != 0) {
-                return fault(TerminateCode.DDP_UNTAGGED_INVALID_MO, "first segment of Send MSN " + msn + " has MO " + mo);
-            }
             receive = qp.takeReceive();
             received = 0;
             if (receive == null) {
                 return fault(TerminateCode.DDP_UNTAGGED_NO_BUFFER, "Send MSN " + msn + " arrived and no receive buffer is posted");
             }
-        }
-        if ((mo & 0xFFFFFFFFL) != received) {
-            return fault(TerminateCode.DDP_UNTAGGED_INVALID_MO, "Send segment MO " + mo + " (expected " + received + ")");
         }
         if (received + payloadLength > receive.length()) {
             ReceiveRequest r = receive;
@@ -279,13 +264,13 @@ final class Receiver {
                 continue;
             }
             int take = (int) Math.min(left, sge.length() - skip);
-            place(scatterCount, (IwMemoryRegion) sge.region(), sge.offset() + skip, take);
+            place((IwMemoryRegion) sge.region(), sge.offset() + skip, take);
             skip = 0;
             left -= take;
         }
     }
 
-    private void place(int slot, IwMemoryRegion region, long offset, int length) {
+    private void place(IwMemoryRegion region, long offset, int length) {
         if (length == 0) {
             return;
         }
@@ -326,7 +311,7 @@ final class Receiver {
             ByteBuffer h = header.flip();
             crc.update(h);
             header.position(headerBytes);
-            for (int i = 0; i < scatterCount - 1; i++) {
+            for (int i = firstView; i < scatterCount - 1; i++) {
                 ByteBuffer v = scatter[i];
                 int end = v.position();
                 v.position(placedStart[i]);
@@ -374,6 +359,10 @@ final class Receiver {
     }
 
     private boolean deliverSend() {
+        int mo = header.getInt(FpduDescriptor.UNTAGGED_MO_OFFSET);
+        if ((mo & 0xFFFFFFFFL) != received) {
+            return fault(TerminateCode.DDP_UNTAGGED_INVALID_MO, "Send segment MO " + (mo & 0xFFFFFFFFL) + " (expected " + received + ")");
+        }
         received += payloadLength;
         if (!last) {
             return true;
@@ -384,7 +373,7 @@ final class Receiver {
         int flags = RdmapOpcode.isSolicited(opcode) ? WorkCompletion.FLAG_SOLICITED : 0;
         int invalidated = 0;
         if (RdmapOpcode.invalidates(opcode)) {
-            invalidated = header.getInt(2 + FpduDescriptor.UNTAGGED_INVALIDATE_STAG_OFFSET - 2);
+            invalidated = header.getInt(FpduDescriptor.UNTAGGED_INVALIDATE_STAG_OFFSET);
             if (!qp.remoteInvalidate(invalidated)) {
                 qp.completeReceive(r, CompletionStatus.REM_INV_REQ_ERR, received, flags, 0, TerminateCode.RDMAP_CANNOT_INVALIDATE.bits());
                 return fault(TerminateCode.RDMAP_CANNOT_INVALIDATE, "Send with Invalidate names STag "

@@ -15,43 +15,51 @@ final class Validation {
     private Validation() {
     }
 
-    static void checkReceive(ReceiveRequest request, IwProtectionDomain pd, int maxSge, String where) {
+    static void checkReceive(ReceiveRequest request, IwProtectionDomain pd, int maxSge, String queue, int qpNumber) {
         if (request == null) {
             throw new InvalidArgumentException("postReceive: request is null");
         }
-        checkSgl(request.sgl(), pd, maxSge, Access.LOCAL_WRITE, where + " receive wrId " + request.wrId());
+        checkSgl(request.sgl(), pd, maxSge, Access.LOCAL_WRITE, queue, qpNumber, "receive", request.wrId());
     }
 
-    /** Checks count, ownership, PD, bounds and rights of every entry; returns the total length. */
-    static long checkSgl(List<Sge> sgl, IwProtectionDomain pd, int maxSge, int requiredAccess, String what) {
+    /**
+     * Checks count, ownership, PD, bounds and rights of every entry; returns the total length. The
+     * message parts are joined only when a check fails, so a passing check allocates nothing.
+     */
+    static long checkSgl(List<Sge> sgl, IwProtectionDomain pd, int maxSge, int requiredAccess,
+                         String queue, int qpNumber, String kind, long wrId) {
         int n = sgl.size();
         if (n > maxSge) {
-            throw new InvalidArgumentException(what + " has " + n + " SGEs; this queue allows at most " + maxSge);
+            throw new InvalidArgumentException(what(queue, qpNumber, kind, wrId) + " has " + n + " SGEs; this queue allows at most " + maxSge);
         }
         long total = 0;
         for (int i = 0; i < n; i++) {
             Sge sge = sgl.get(i);
             MemoryRegion r = sge.region();
             if (!(r instanceof IwMemoryRegion mr) || mr.iwPd().device() != pd.device()) {
-                throw new LocalProtectionException(what + " SGE " + i + ": region " + r + " was not registered on adapter " + pd.device().name());
+                throw new LocalProtectionException(what(queue, qpNumber, kind, wrId) + " SGE " + i + ": region " + r + " was not registered on adapter " + pd.device().name());
             }
             if (mr.isClosed() || !mr.entry.valid) {
-                throw new LocalProtectionException(what + " SGE " + i + ": lkey " + STag.format(mr.lkey()) + " is not valid (region deregistered)");
+                throw new LocalProtectionException(what(queue, qpNumber, kind, wrId) + " SGE " + i + ": lkey " + STag.format(mr.lkey()) + " is not valid (region deregistered)");
             }
             if (mr.iwPd() != pd) {
-                throw new LocalProtectionException(what + " SGE " + i + ": lkey " + STag.format(mr.lkey())
+                throw new LocalProtectionException(what(queue, qpNumber, kind, wrId) + " SGE " + i + ": lkey " + STag.format(mr.lkey())
                         + " belongs to another protection domain than the queue's");
             }
             if (sge.offset() + sge.length() > mr.length()) {
-                throw new LocalProtectionException(what + " SGE " + i + ": bytes " + sge.offset() + ".." + (sge.offset() + sge.length())
+                throw new LocalProtectionException(what(queue, qpNumber, kind, wrId) + " SGE " + i + ": bytes " + sge.offset() + ".." + (sge.offset() + sge.length())
                         + " lie outside the region of " + mr.length() + " bytes");
             }
             if (!Access.allows(mr.access(), requiredAccess)) {
-                throw new LocalProtectionException(what + " SGE " + i + ": region access " + Access.describe(mr.access())
+                throw new LocalProtectionException(what(queue, qpNumber, kind, wrId) + " SGE " + i + ": region access " + Access.describe(mr.access())
                         + " lacks " + Access.describe(requiredAccess));
             }
             total += sge.length();
         }
         return total;
+    }
+
+    static String what(String queue, int qpNumber, String kind, long wrId) {
+        return (qpNumber >= 0 ? queue + " " + qpNumber : queue) + " " + kind + " wrId " + wrId;
     }
 }

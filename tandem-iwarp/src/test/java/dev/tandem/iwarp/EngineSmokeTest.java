@@ -35,6 +35,7 @@ class EngineSmokeTest {
             WorkCompletion s = LoopbackPair.awaitOne(p.cqA);
             assertThat(s.status()).isEqualTo(CompletionStatus.SUCCESS);
             WorkCompletion r = LoopbackPair.awaitOne(p.cqB);
+            assertThat(r.status()).as(r.toString()).isEqualTo(CompletionStatus.SUCCESS);
             assertThat(r.wrId()).isEqualTo(7);
             assertThat(r.opcode()).isEqualTo(CompletionOpcode.RECV);
             assertThat(r.byteLength()).isEqualTo(100);

@@ -10,6 +10,9 @@ public enum TerminateCode {
     RDMAP_ACCESS_RIGHTS(Layer.RDMAP, 1, 0x02),
     RDMAP_STAG_NOT_ASSOCIATED(Layer.RDMAP, 1, 0x03),
     RDMAP_TO_WRAP(Layer.RDMAP, 1, 0x04),
+    /** Remote protection error: STag cannot be invalidated (what Linux siw sends). */
+    RDMAP_CANNOT_INVALIDATE_PROTECTION(Layer.RDMAP, 1, 0x09),
+    RDMAP_UNSPECIFIED_PROTECTION(Layer.RDMAP, 1, 0xFF),
     RDMAP_INVALID_VERSION(Layer.RDMAP, 2, 0x05),
     RDMAP_UNEXPECTED_OPCODE(Layer.RDMAP, 2, 0x06),
     RDMAP_CATASTROPHIC_STREAM(Layer.RDMAP, 2, 0x07),

@@ -6,7 +6,7 @@ package dev.tandem.iwarp.wire;
  *
  * <pre>
  * | Layer(4) | EType(4) | ECode(8) | M | D | R | Rsvd(13) |
- * | DDP segment length (16, if D or R) | offending DDP header (14 or 18, if D) | RDMAP header (28, if R) |
+ * | DDP segment length (16, valid when M) | offending DDP header (14 or 18, if D) | RDMAP header (28, if R) |
  * </pre>
  */
 public final class TerminateDescriptor {
@@ -23,7 +23,9 @@ public final class TerminateDescriptor {
     private TerminateDescriptor() {
     }
 
+    /** The control word; M (segment length valid) is set whenever a header is quoted, as Linux siw expects. */
     public static int control(TerminateCode code, boolean headerIncluded, boolean rdmapHeaderIncluded) {
-        return (code.bits() << 16) | (headerIncluded ? FLAG_D : 0) | (rdmapHeaderIncluded ? FLAG_R : 0);
+        boolean quoted = headerIncluded || rdmapHeaderIncluded;
+        return (code.bits() << 16) | (quoted ? FLAG_M : 0) | (headerIncluded ? FLAG_D : 0) | (rdmapHeaderIncluded ? FLAG_R : 0);
     }
 }

@@ -255,9 +255,9 @@ class WireGoldenTest {
         assertThat(TerminateDescriptor.FLAG_M).isEqualTo(0x8000);
         assertThat(TerminateDescriptor.FLAG_D).isEqualTo(0x4000);
         assertThat(TerminateDescriptor.FLAG_R).isEqualTo(0x2000);
-        assertThat(TerminateDescriptor.control(TerminateCode.DDP_UNTAGGED_INVALID_QN, true, false)).isEqualTo(0x1201_4000);
-        assertThat(TerminateDescriptor.control(TerminateCode.RDMAP_INVALID_STAG, false, true)).isEqualTo(0x0100_2000);
-        assertThat(TerminateDescriptor.control(TerminateCode.RDMAP_UNEXPECTED_OPCODE, true, true)).isEqualTo(0x0206_6000);
+        assertThat(TerminateDescriptor.control(TerminateCode.DDP_UNTAGGED_INVALID_QN, true, false)).isEqualTo(0x1201_C000);
+        assertThat(TerminateDescriptor.control(TerminateCode.RDMAP_INVALID_STAG, false, true)).isEqualTo(0x0100_A000);
+        assertThat(TerminateDescriptor.control(TerminateCode.RDMAP_UNEXPECTED_OPCODE, true, true)).isEqualTo(0x0206_E000);
         assertThat(TerminateDescriptor.control(TerminateCode.LLP_CRC, false, false)).isEqualTo(0x2002_0000);
         assertThat(TerminateDescriptor.CONTROL_SIZE).isEqualTo(4);
 
