@@ -1,28 +1,44 @@
 package dev.tandem.iwarp;
 
+import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 /**
  * One named engine thread running duty cycles over the adapters assigned to it (one in DEDICATED
- * mode, all of the process's SHARED adapters otherwise). Its owner stops it: the adapter in
- * DEDICATED mode, the last adapter to leave in SHARED mode.
+ * mode, all of the process's SHARED adapters otherwise). When idle it waits on a {@link Selector}
+ * over its connections' sockets, so arriving data wakes it at once. Its owner stops it: the adapter
+ * in DEDICATED mode, the last adapter to leave in SHARED mode.
  */
-final class EngineAgent {
+final class EngineAgent implements IdleStrategy.Waiter {
     private static final Object SHARED_LOCK = new Object();
+    private static final Consumer<SelectionKey> IGNORE = key -> { };
     private static EngineAgent shared;
 
     private final String name;
     private final IdleStrategy idle;
     private final CopyOnWriteArrayList<IwarpDevice> devices = new CopyOnWriteArrayList<>();
+    private final ConcurrentLinkedQueue<Connection> registrations = new ConcurrentLinkedQueue<>();
+    private final Selector selector;
     private final Thread thread;
     private volatile boolean running = true;
+    private volatile boolean waiting;
     private volatile IwarpDevice[] snapshot = new IwarpDevice[0];
 
     private EngineAgent(String name, IdleStrategyKind idleKind) {
         this.name = name;
         this.idle = IdleStrategy.of(idleKind);
+        try {
+            this.selector = Selector.open();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot open a selector for engine " + name + ": " + e.getMessage(), e);
+        }
         this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this::run);
     }
 
@@ -65,7 +81,7 @@ final class EngineAgent {
         }
         if (stop) {
             running = false;
-            LockSupport.unpark(thread);
+            wake();
             if (Thread.currentThread() != thread) {
                 try {
                     thread.join(TimeUnit.SECONDS.toMillis(5));
@@ -76,7 +92,17 @@ final class EngineAgent {
         }
     }
 
+    /** Watches a new connection's socket for readiness. */
+    void register(Connection c) {
+        registrations.add(c);
+        wake();
+    }
+
+    /** Ends a wait of the engine thread (cheap when it is not waiting). */
     void wake() {
+        if (waiting) {
+            selector.wakeup();
+        }
         LockSupport.unpark(thread);
     }
 
@@ -89,17 +115,61 @@ final class EngineAgent {
     }
 
     private void run() {
-        while (running) {
-            int work = 0;
-            IwarpDevice[] ds = snapshot;
-            for (IwarpDevice d : ds) {
-                try {
-                    work += d.progress();
-                } catch (RuntimeException | Error e) {
-                    d.engineFault(e);
+        try {
+            while (running) {
+                int work = registerNew();
+                IwarpDevice[] ds = snapshot;
+                for (IwarpDevice d : ds) {
+                    try {
+                        work += d.progress();
+                    } catch (RuntimeException | Error e) {
+                        d.engineFault(e);
+                    }
                 }
+                idle.idle(work, this);
             }
-            idle.idle(work);
+        } finally {
+            try {
+                selector.close();
+            } catch (IOException e) {
+                System.getLogger(EngineAgent.class.getName()).log(System.Logger.Level.DEBUG, "closing selector of " + name + ": " + e);
+            }
+        }
+    }
+
+    private int registerNew() {
+        int n = 0;
+        Connection c;
+        while ((c = registrations.poll()) != null) {
+            try {
+                c.channel.register(selector, SelectionKey.OP_READ);
+                n++;
+            } catch (ClosedChannelException e) {
+                // closed before the engine saw it: nothing to watch
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public void await(long nanos) {
+        for (IwarpDevice d : snapshot) {
+            if (d.hasPendingOutput()) {
+                LockSupport.parkNanos(nanos);
+                return;
+            }
+        }
+        waiting = true;
+        try {
+            // set before the last check: a wake() after this point ends the select at once
+            if (!running || !registrations.isEmpty()) {
+                return;
+            }
+            selector.select(IGNORE, Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos)));
+        } catch (IOException e) {
+            LockSupport.parkNanos(nanos);
+        } finally {
+            waiting = false;
         }
     }
 }

@@ -1,11 +1,18 @@
 package dev.tandem.iwarp;
 
-import java.util.concurrent.locks.LockSupport;
-
-/** What an engine thread does after a duty cycle: nothing when there was work, else spin, yield or park. */
+/**
+ * What an engine thread does after a duty cycle: nothing when there was work, else spin, yield or
+ * wait. Waiting is delegated to a {@link Waiter} (the engine waits on its sockets' readiness, so
+ * data arriving ends the wait at once).
+ */
 abstract sealed class IdleStrategy permits IdleStrategy.BusySpin, IdleStrategy.Backoff, IdleStrategy.Sleep {
+    /** Blocks the engine thread for at most {@code nanos}, or less when there is something to do. */
+    interface Waiter {
+        void await(long nanos);
+    }
+
     /** Called after every duty cycle with the work it did. */
-    abstract void idle(int work);
+    abstract void idle(int work, Waiter waiter);
 
     static IdleStrategy of(IdleStrategyKind kind) {
         return switch (kind) {
@@ -17,37 +24,37 @@ abstract sealed class IdleStrategy permits IdleStrategy.BusySpin, IdleStrategy.B
 
     static final class BusySpin extends IdleStrategy {
         @Override
-        void idle(int work) {
+        void idle(int work, Waiter waiter) {
             if (work == 0) {
                 Thread.onSpinWait();
             }
         }
     }
 
-    /** Aeron's back-off: spin, then yield, then park with the park time doubling up to a maximum. */
+    /** Aeron's back-off: spin, then yield, then wait with the time doubling up to a maximum. */
     static final class Backoff extends IdleStrategy {
         private final int maxSpins;
         private final int maxYields;
-        private final long minParkNanos;
-        private final long maxParkNanos;
+        private final long minWaitNanos;
+        private final long maxWaitNanos;
         private int spins;
         private int yields;
-        private long parkNanos;
+        private long waitNanos;
 
-        Backoff(int maxSpins, int maxYields, long minParkNanos, long maxParkNanos) {
+        Backoff(int maxSpins, int maxYields, long minWaitNanos, long maxWaitNanos) {
             this.maxSpins = maxSpins;
             this.maxYields = maxYields;
-            this.minParkNanos = minParkNanos;
-            this.maxParkNanos = maxParkNanos;
-            this.parkNanos = minParkNanos;
+            this.minWaitNanos = minWaitNanos;
+            this.maxWaitNanos = maxWaitNanos;
+            this.waitNanos = minWaitNanos;
         }
 
         @Override
-        void idle(int work) {
+        void idle(int work, Waiter waiter) {
             if (work > 0) {
                 spins = 0;
                 yields = 0;
-                parkNanos = minParkNanos;
+                waitNanos = minWaitNanos;
             } else if (spins < maxSpins) {
                 spins++;
                 Thread.onSpinWait();
@@ -55,8 +62,8 @@ abstract sealed class IdleStrategy permits IdleStrategy.BusySpin, IdleStrategy.B
                 yields++;
                 Thread.yield();
             } else {
-                LockSupport.parkNanos(parkNanos);
-                parkNanos = Math.min(parkNanos << 1, maxParkNanos);
+                waiter.await(waitNanos);
+                waitNanos = Math.min(waitNanos << 1, maxWaitNanos);
             }
         }
     }
@@ -69,9 +76,9 @@ abstract sealed class IdleStrategy permits IdleStrategy.BusySpin, IdleStrategy.B
         }
 
         @Override
-        void idle(int work) {
+        void idle(int work, Waiter waiter) {
             if (work == 0) {
-                LockSupport.parkNanos(nanos);
+                waiter.await(nanos);
             }
         }
     }

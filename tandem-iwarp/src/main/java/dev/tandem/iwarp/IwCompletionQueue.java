@@ -9,7 +9,6 @@ import dev.tandem.verbs.ResourceClosedException;
 import dev.tandem.verbs.WorkCompletion;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.Condition;
@@ -182,15 +181,7 @@ final class IwCompletionQueue implements CompletionQueue {
             }
             long left = nanos;
             while (!event && left > 0 && !closed) {
-                left = signalled.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(1)));
-                if (!event && device.progressOnPoll()) {
-                    waitLock.unlock();
-                    try {
-                        device.progress();
-                    } finally {
-                        waitLock.lock();
-                    }
-                }
+                left = signalled.awaitNanos(left);
             }
             armed = ARM_NONE;
             return event;

@@ -251,7 +251,7 @@ public final class IwarpDevice implements RdmaDevice {
         IwQueuePair[] a = Arrays.copyOf(active, active.length + 1);
         a[a.length - 1] = qp;
         active = a;
-        agent.wake();
+        agent.register(qp.connection());
     }
 
     synchronized void deactivate(IwQueuePair qp) {
@@ -266,6 +266,17 @@ public final class IwarpDevice implements RdmaDevice {
         if (n != a.length) {
             active = Arrays.copyOf(b, n);
         }
+    }
+
+    /** True when some connection has bytes it could not write yet (the engine must not block on reads only). */
+    boolean hasPendingOutput() {
+        for (IwQueuePair qp : active) {
+            Connection c = qp.connection();
+            if (c != null && c.tx.hasPendingOutput()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     void wakeEngine() {

@@ -94,7 +94,15 @@ final class Transmitter {
                 break;
             }
         }
+        if (inFlight) {
+            qp.device().wakeEngine();
+        }
         return work;
+    }
+
+    /** True while an FPDU waits for socket space, or work is queued that nobody has picked up. */
+    boolean hasPendingOutput() {
+        return inFlight || (!blocked && hasWork());
     }
 
     private boolean hasWork() {
