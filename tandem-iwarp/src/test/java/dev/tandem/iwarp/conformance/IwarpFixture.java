@@ -1,0 +1,46 @@
+package dev.tandem.iwarp.conformance;
+
+import dev.tandem.iwarp.IwarpConfig;
+import dev.tandem.iwarp.IwarpDevice;
+import dev.tandem.verbs.RdmaDevice;
+import dev.tandem.verbs.conformance.ProviderFixture;
+
+import java.net.InetSocketAddress;
+
+/** Two software iWARP adapters on 127.0.1.1 and 127.0.1.2, with MPA CRC on or off on both. */
+final class IwarpFixture implements ProviderFixture {
+    private static final String[] ADDRESSES = {"127.0.1.1", "127.0.1.2"};
+
+    private final boolean crc;
+    private final RdmaDevice[] opened = new RdmaDevice[2];
+
+    IwarpFixture(boolean crc) {
+        this.crc = crc;
+    }
+
+    @Override
+    public String name() {
+        return "iwarp(crc=" + (crc ? "on" : "off") + ")";
+    }
+
+    @Override
+    public RdmaDevice open(int adapter) {
+        RdmaDevice d = IwarpDevice.open(IwarpConfig.of(ADDRESSES[adapter]).withCrc(crc));
+        opened[adapter] = d;
+        return d;
+    }
+
+    @Override
+    public InetSocketAddress listenAddress(int adapter) {
+        return new InetSocketAddress(ADDRESSES[adapter], 0);
+    }
+
+    @Override
+    public void close() {
+        for (RdmaDevice d : opened) {
+            if (d != null) {
+                d.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package dev.tandem.iwarp.conformance;
+
+import dev.tandem.verbs.conformance.CompletionEventConformance;
+import dev.tandem.verbs.conformance.ConformanceTopics;
+import dev.tandem.verbs.conformance.ConnectionConformance;
+import dev.tandem.verbs.conformance.DataTransferConformance;
+import dev.tandem.verbs.conformance.DeviceConformance;
+import dev.tandem.verbs.conformance.MemoryWindowConformance;
+import dev.tandem.verbs.conformance.ProtectionConformance;
+import dev.tandem.verbs.conformance.ProviderFixture;
+import dev.tandem.verbs.conformance.QueuePairStateConformance;
+import dev.tandem.verbs.conformance.SharedReceiveQueueConformance;
+import dev.tandem.verbs.conformance.ValidationConformance;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/** The verbs conformance suite over software iWARP with MPA CRC off on both adapters: one line per topic. */
+class IwarpNoCrcConformanceTest {
+    static ProviderFixture iwarp() {
+        return new IwarpFixture(false);
+    }
+
+    @Test
+    void coversEveryTopic() {
+        ConformanceTopics.assertCovered(getClass());
+    }
+
+    @Nested class Device extends DeviceConformance { @Override protected ProviderFixture fixture() { return iwarp(); } }
+    @Nested class Connection extends ConnectionConformance { @Override protected ProviderFixture fixture() { return iwarp(); } }
+    @Nested class DataTransfer extends DataTransferConformance { @Override protected ProviderFixture fixture() { return iwarp(); } }
+    @Nested class CompletionEvents extends CompletionEventConformance { @Override protected ProviderFixture fixture() { return iwarp(); } }
+    @Nested class Protection extends ProtectionConformance { @Override protected ProviderFixture fixture() { return iwarp(); } }
+    @Nested class QueuePairStates extends QueuePairStateConformance { @Override protected ProviderFixture fixture() { return iwarp(); } }
+    @Nested class SharedReceiveQueues extends SharedReceiveQueueConformance { @Override protected ProviderFixture fixture() { return iwarp(); } }
+    @Nested class MemoryWindows extends MemoryWindowConformance { @Override protected ProviderFixture fixture() { return iwarp(); } }
+    @Nested class Validation extends ValidationConformance { @Override protected ProviderFixture fixture() { return iwarp(); } }
+}

@@ -1,0 +1,222 @@
+package dev.tandem.verbs.conformance;
+
+import dev.tandem.verbs.AsyncEventType;
+import dev.tandem.verbs.CompletionQueue;
+import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.InvalidStateException;
+import dev.tandem.verbs.ProtectionDomain;
+import dev.tandem.verbs.QpState;
+import dev.tandem.verbs.QueuePair;
+import dev.tandem.verbs.QueuePairConfig;
+import dev.tandem.verbs.WorkCompletion;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static dev.tandem.verbs.CompletionOpcode.SEND;
+import static dev.tandem.verbs.CompletionStatus.SUCCESS;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** QP states: creation, connect, moves to ERROR / RESET / SQD, illegal moves, flushes, disconnect and close. */
+public abstract class QueuePairStateConformance extends ConformanceBase {
+
+    @Test
+    void aNewQpIsInInitWithItsConfiguration() {
+        ProtectionDomain pd = adapter(0).allocateProtectionDomain();
+        CompletionQueue send = adapter(0).createCompletionQueue(64);
+        CompletionQueue recv = adapter(0).createCompletionQueue(64);
+        QueuePairConfig config = new QueuePairConfig(send, recv, null, 32, 16, 2, 3, 64, 4, 4, false);
+        QueuePair a = pd.createQueuePair(config);
+        QueuePair b = pd.createQueuePair(config);
+        assertEquals(QpState.INIT, a.state(), "a new QP's state");
+        assertNotEquals(a.qpNumber(), b.qpNumber(), "QPs of one adapter have distinct numbers");
+        assertSame(pd, a.pd());
+        assertSame(send, a.config().sendCq());
+        assertSame(recv, a.config().receiveCq());
+        assertTrue(a.config().sendDepth() >= 32 && a.config().receiveDepth() >= 16, "depths at least as asked: " + a.config());
+        assertTrue(a.config().maxSendSge() >= 2 && a.config().maxReceiveSge() >= 3, "SGE limits at least as asked: " + a.config());
+    }
+
+    @Test
+    void receivesMayBePostedInInitAndAreFlushedByAMoveToError() {
+        Endpoint e = endpoint(0);
+        postReceive(e, 1, 0, 64);
+        postReceive(e, 2, 64, 64);
+        postReceive(e, 3, 128, 64);
+        e.qp.modify(QpState.ERROR);
+        assertEquals(QpState.ERROR, e.qp.state());
+        List<WorkCompletion> wcs = awaitCompletions(e.cq, 3, "three receives flushed by the move to ERROR");
+        for (int i = 0; i < 3; i++) {
+            assertFlushed(wcs.get(i), i + 1, "receive " + (i + 1) + " (flushed in posting order)");
+            assertEquals(e.qp.qpNumber(), wcs.get(i).qpNumber(), "qpNumber of a flushed receive");
+        }
+    }
+
+    @Test
+    void connectingMovesBothQpsToRts() {
+        Endpoint a = endpoint(0);
+        Endpoint p = endpoint(1);
+        assertEquals(QpState.INIT, a.qp.state());
+        assertEquals(QpState.INIT, p.qp.state());
+        connect(a, p);
+        assertEquals(QpState.RTS, a.qp.state());
+        assertEquals(QpState.RTS, p.qp.state());
+    }
+
+    @Test
+    void moveToErrorFlushesEverythingAndFailsThePeer() {
+        ConnectedPair pair = connectedPair();
+        postReceive(pair.passive(), 1, 0, 64);
+        postReceive(pair.passive(), 2, 64, 64);
+        postReceive(pair.active(), 3, 0, 64);
+        pair.passive().qp.modify(QpState.ERROR);
+        assertEquals(QpState.ERROR, pair.passive().qp.state());
+        List<WorkCompletion> flushed = awaitCompletions(pair.passive().cq, 2, "the passive side's flushed receives");
+        assertFlushed(flushed.get(0), 1, "first receive");
+        assertFlushed(flushed.get(1), 2, "second receive");
+        awaitState(pair.active().qp, QpState.ERROR, "the peer of a QP moved to ERROR");
+        assertFlushed(awaitCompletion(pair.active().cq, "the peer's flushed receive"), 3, "the peer's receive");
+
+        postSend(pair.passive(), 4, 0, 64, SIGNALED);
+        assertFlushed(awaitCompletion(pair.passive().cq, "a Send posted in ERROR"), 4, "Send posted in ERROR");
+        postWrite(pair.passive(), 5, 0, 64, 0, pair.passive().peerRkey(), SIGNALED);
+        assertFlushed(awaitCompletion(pair.passive().cq, "a Write posted in ERROR"), 5, "Write posted in ERROR");
+        postReceive(pair.passive(), 6, 0, 64);
+        assertFlushed(awaitCompletion(pair.passive().cq, "a receive posted in ERROR"), 6, "receive posted in ERROR");
+        Bytes.assertFilled(pair.active().mem(), 0, pair.active().region.length(), (byte) 0, "nothing reached the peer");
+    }
+
+    @Test
+    void illegalMovesThrowInvalidStateNamingBothStates() {
+        Endpoint e = endpoint(0);
+        for (QpState target : List.of(QpState.SQD, QpState.RTS, QpState.SQE)) {
+            InvalidStateException x = assertThrows(InvalidStateException.class, () -> e.qp.modify(target), "INIT -> " + target);
+            assertTrue(x.getMessage().contains("INIT") && x.getMessage().contains(target.name()),
+                    "message names INIT and " + target + ": " + x.getMessage());
+            assertEquals(QpState.INIT, e.qp.state(), "an illegal move leaves the state alone");
+        }
+        ConnectedPair pair = connectedPair();
+        for (QpState target : List.of(QpState.INIT, QpState.RTR, QpState.SQE)) {
+            InvalidStateException x = assertThrows(InvalidStateException.class, () -> pair.active().qp.modify(target), "RTS -> " + target);
+            assertTrue(x.getMessage().contains("RTS") && x.getMessage().contains(target.name()),
+                    "message names RTS and " + target + ": " + x.getMessage());
+            assertEquals(QpState.RTS, pair.active().qp.state(), "an illegal move leaves the state alone");
+        }
+        pair.active().qp.modify(QpState.ERROR);
+        InvalidStateException x = assertThrows(InvalidStateException.class, () -> pair.active().qp.modify(QpState.RTS), "ERROR -> RTS");
+        assertTrue(x.getMessage().contains("ERROR") && x.getMessage().contains("RTS"), "message names ERROR and RTS: " + x.getMessage());
+    }
+
+    @Test
+    void resetAfterErrorAllowsTheQpToBeConnectedAgain() {
+        ConnectedPair first = connectedPair();
+        QueuePair qp = first.active().qp;
+        qp.modify(QpState.ERROR);
+        awaitState(first.passive().qp, QpState.ERROR, "the peer of a QP moved to ERROR");
+        qp.modify(QpState.RESET);
+        assertEquals(QpState.RESET, qp.state());
+        InvalidStateException x = assertThrows(InvalidStateException.class, () -> postReceive(first.active(), 1, 0, 64),
+                "postReceive in RESET");
+        assertTrue(x.getMessage().contains("RESET"), "message names RESET: " + x.getMessage());
+        qp.modify(QpState.INIT);
+        assertEquals(QpState.INIT, qp.state());
+        Endpoint passive = endpoint(1);
+        connect(first.active(), passive);
+        postReceive(passive, 2, 0, 64);
+        Bytes.fill(first.active().mem(), 0, 64, 8);
+        postSend(first.active(), 3, 0, 64, SIGNALED);
+        // The CQ may still hold completions from the first connection; look for this Send's.
+        WorkCompletion sent = awaitCompletion(first.active().cq, "the Send on the reconnected QP");
+        assertEquals(3, sent.wrId(), "no completion from the first connection surfaces after RESET: " + sent);
+        assertEquals(SUCCESS, sent.status(), sent.toString());
+        assertReceived(awaitCompletion(passive.cq, "the receive on the new peer"), 2, 64, passive.qp, "receive");
+        Bytes.assertPattern(passive.mem(), 0, 64, 8, "bytes over the reconnected QP");
+    }
+
+    @Test
+    void sqdDrainsAndReturnsToRts() {
+        assumeTrue(provider().supportsSqd(), provider().name() + " does not implement SQD");
+        ConnectedPair pair = connectedPair();
+        postReceive(pair.passive(), 1, 0, 64);
+        postReceive(pair.passive(), 2, 64, 64);
+        postSend(pair.active(), 10, 0, 64, SIGNALED);
+        pair.active().qp.modify(QpState.SQD);
+        awaitAsyncEvent(pair.active().device, AsyncEventType.SQ_DRAINED, pair.active().qp);
+        assertEquals(QpState.SQD, pair.active().qp.state(), "state after the drain");
+        assertCompletion(awaitCompletion(pair.active().cq, "the Send posted before SQD"), 10, SUCCESS, SEND, "Send before SQD");
+        pair.active().qp.modify(QpState.RTS);
+        assertEquals(QpState.RTS, pair.active().qp.state());
+        postSend(pair.active(), 11, 0, 64, SIGNALED);
+        assertCompletion(awaitCompletion(pair.active().cq, "a Send after SQD -> RTS"), 11, SUCCESS, SEND, "Send after SQD");
+        awaitCompletions(pair.passive().cq, 2, "both receives");
+    }
+
+    @Test
+    void disconnectFlushesBothSidesAndTellsThePeer() {
+        ConnectedPair pair = connectedPair();
+        postReceive(pair.active(), 1, 0, 64);
+        postReceive(pair.passive(), 2, 0, 64);
+        pair.active().qp.disconnect();
+        awaitState(pair.active().qp, QpState.ERROR, "the QP that disconnected");
+        awaitState(pair.passive().qp, QpState.ERROR, "the peer of a QP that disconnected");
+        assertFlushed(awaitCompletion(pair.active().cq, "the disconnected QP's flushed receive"), 1, "receive at the side that disconnected");
+        assertFlushed(awaitCompletion(pair.passive().cq, "the peer's flushed receive"), 2, "receive at the peer");
+        awaitAsyncEvent(pair.passive().device, AsyncEventType.DISCONNECTED, pair.passive().qp);
+        postSend(pair.active(), 3, 0, 64, SIGNALED);
+        assertFlushed(awaitCompletion(pair.active().cq, "a Send posted after disconnect"), 3, "Send after disconnect");
+        postSend(pair.passive(), 4, 0, 64, SIGNALED);
+        assertFlushed(awaitCompletion(pair.passive().cq, "a Send posted at the peer after disconnect"), 4, "peer's Send after disconnect");
+    }
+
+    @Test
+    void closingAConnectedQpFailsThePeer() {
+        ConnectedPair pair = connectedPair();
+        postReceive(pair.passive(), 2, 0, 64);
+        pair.active().qp.close();
+        awaitState(pair.passive().qp, QpState.ERROR, "the peer of a closed QP");
+        assertFlushed(awaitCompletion(pair.passive().cq, "the peer's flushed receive"), 2, "receive at the peer");
+        awaitAnyAsyncEvent(pair.passive().device, pair.passive().qp, AsyncEventType.DISCONNECTED, AsyncEventType.QP_FATAL);
+    }
+
+    @Test
+    void closingAnAdapterFailsThePeersQps() {
+        ConnectedPair pair = connectedPair();
+        postReceive(pair.passive(), 2, 0, 64);
+        pair.active().device.close();
+        awaitState(pair.passive().qp, QpState.ERROR, "the peer of a QP whose adapter closed");
+        assertFlushed(awaitCompletion(pair.passive().cq, "the peer's flushed receive"), 2, "receive at the peer");
+        awaitAnyAsyncEvent(pair.passive().device, pair.passive().qp, AsyncEventType.DISCONNECTED, AsyncEventType.QP_FATAL);
+    }
+
+    @Test
+    void sendsInFlightWhenTheQpFailsCompleteAndNothingIsLost() {
+        ConnectedPair pair = connectedPair();
+        int n = 64;
+        for (int i = 0; i < n; i++) {
+            postReceive(pair.passive(), 1000 + i, 0, 1024);
+        }
+        for (int i = 0; i < n; i++) {
+            postSend(pair.active(), i, 0, 1024, SIGNALED);
+        }
+        pair.active().qp.modify(QpState.ERROR);
+        // Every request gets exactly one completion, in order: some SUCCESS, then only flushes.
+        List<WorkCompletion> wcs = awaitCompletions(pair.active().cq, n, n + " Sends, completed or flushed");
+        boolean flushing = false;
+        for (int i = 0; i < n; i++) {
+            WorkCompletion wc = wcs.get(i);
+            assertEquals(i, wc.wrId(), "completions in posting order: " + wc);
+            if (wc.status() == SUCCESS) {
+                assertFalse(flushing, "a SUCCESS after a flush: " + wc);
+            } else {
+                assertEquals(CompletionStatus.WR_FLUSH_ERR, wc.status(), wc.toString());
+                flushing = true;
+            }
+        }
+    }
+}
