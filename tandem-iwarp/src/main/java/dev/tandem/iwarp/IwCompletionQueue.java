@@ -19,21 +19,25 @@ import java.util.concurrent.locks.ReentrantLock;
  * engine fills and the application copies out. Waiting is the only locked path.
  */
 final class IwCompletionQueue implements CompletionQueue {
-    private static final int ARM_NONE = 0;
-    private static final int ARM_ALL = 1;
-    private static final int ARM_SOLICITED = 2;
 
     private final IwarpDevice device;
     private final int depth;
     private final WorkCompletion[] slots;
+    /** For send completions: the send queue and position to release when the entry is polled. */
+    private final SendQueue[] slotQueues;
+    private final long[] slotPositions;
     private final AtomicLongArray sequences;
     private final int mask;
     private final AtomicLong head = new AtomicLong();
     private final AtomicLong tail = new AtomicLong();
     private final ReentrantLock waitLock = new ReentrantLock();
     private final Condition signalled = waitLock.newCondition();
-    private volatile int armed;
-    private volatile boolean event;
+    /** Threads inside a wait; producers take the lock only when there are some. */
+    private volatile int waiters;
+    /** Completions added while someone waited (guarded by waitLock). */
+    private long anyEvents;
+    /** Solicited or failed completions added while someone waited (guarded by waitLock). */
+    private long solicitedEvents;
     private volatile boolean overrun;
     private volatile boolean closed;
 
@@ -45,6 +49,8 @@ final class IwCompletionQueue implements CompletionQueue {
         this.depth = depth;
         int capacity = Integer.highestOneBit(Math.max(2, depth - 1)) << 1;
         slots = WorkCompletion.array(capacity);
+        slotQueues = new SendQueue[capacity];
+        slotPositions = new long[capacity];
         sequences = new AtomicLongArray(capacity);
         for (int i = 0; i < capacity; i++) {
             sequences.set(i, i);
@@ -62,7 +68,7 @@ final class IwCompletionQueue implements CompletionQueue {
      * as an overrun.
      */
     boolean add(long wrId, CompletionStatus status, CompletionOpcode opcode, long byteLength, int qpNumber,
-                int invalidatedStag, int flags, int vendorError) {
+                int invalidatedStag, int flags, int vendorError, SendQueue sq, long sqPosition) {
         while (true) {
             long pos = tail.get();
             if (pos - head.get() >= depth) {
@@ -74,6 +80,8 @@ final class IwCompletionQueue implements CompletionQueue {
             if (seq == pos) {
                 if (tail.compareAndSet(pos, pos + 1)) {
                     slots[idx].set(wrId, status, opcode, byteLength, qpNumber, invalidatedStag, flags, vendorError);
+                    slotQueues[idx] = sq;
+                    slotPositions[idx] = sqPosition;
                     sequences.set(idx, pos + 1);
                     break;
                 }
@@ -83,9 +91,8 @@ final class IwCompletionQueue implements CompletionQueue {
             }
             Thread.onSpinWait();
         }
-        int a = armed;
-        if (a != ARM_NONE && (a == ARM_ALL || (flags & WorkCompletion.FLAG_SOLICITED) != 0 || status != CompletionStatus.SUCCESS)) {
-            wake();
+        if (waiters > 0) {
+            wake((flags & WorkCompletion.FLAG_SOLICITED) != 0 || status != CompletionStatus.SUCCESS);
         }
         return true;
     }
@@ -97,11 +104,13 @@ final class IwCompletionQueue implements CompletionQueue {
         }
     }
 
-    private void wake() {
+    private void wake(boolean solicited) {
         waitLock.lock();
         try {
-            event = true;
-            armed = ARM_NONE;
+            anyEvents++;
+            if (solicited) {
+                solicitedEvents++;
+            }
             signalled.signalAll();
         } finally {
             waitLock.unlock();
@@ -133,6 +142,11 @@ final class IwCompletionQueue implements CompletionQueue {
             }
             if (head.compareAndSet(pos, pos + 1)) {
                 out[offset + n].copyFrom(slots[idx]);
+                SendQueue sq = slotQueues[idx];
+                if (sq != null) {
+                    slotQueues[idx] = null;
+                    sq.release(slotPositions[idx] + 1);
+                }
                 sequences.set(idx, pos + mask + 1);
                 n++;
             }
@@ -153,7 +167,7 @@ final class IwCompletionQueue implements CompletionQueue {
                 return n;
             }
             long left = deadline - System.nanoTime();
-            if (left <= 0 || !waitFor(ARM_ALL, left)) {
+            if (left <= 0 || !waitFor(false, left)) {
                 return poll(out, 0, out.length);
             }
         }
@@ -164,33 +178,40 @@ final class IwCompletionQueue implements CompletionQueue {
         if (!solicitedOnly && !isEmpty()) {
             return true;
         }
-        return waitFor(solicitedOnly ? ARM_SOLICITED : ARM_ALL, timeout.toNanos());
+        return waitFor(solicitedOnly, timeout.toNanos());
     }
 
-    private boolean waitFor(int mode, long nanos) {
+    /**
+     * Waits for a completion added after the call (any, or solicited/failed only); for "any", one
+     * already queued counts too. Each waiter watches its own kind, so waiters never disturb each other.
+     */
+    private boolean waitFor(boolean solicitedOnly, long nanos) {
         if (closed) {
             throw new ResourceClosedException("completion queue is closed");
         }
         waitLock.lock();
         try {
-            event = false;
-            armed = mode;
-            if (mode == ARM_ALL && !isEmpty()) {
-                armed = ARM_NONE;
+            waiters++;
+            long seen = solicitedOnly ? solicitedEvents : anyEvents;
+            if (!solicitedOnly && !isEmpty()) {
                 return true;
             }
             long left = nanos;
-            while (!event && left > 0 && !closed) {
+            while ((solicitedOnly ? solicitedEvents : anyEvents) == seen && left > 0 && !closed) {
                 left = signalled.awaitNanos(left);
             }
-            armed = ARM_NONE;
-            return event;
+            return (solicitedOnly ? solicitedEvents : anyEvents) != seen;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
         } finally {
+            waiters--;
             waitLock.unlock();
         }
+    }
+
+    boolean isClosed() {
+        return closed;
     }
 
     @Override

@@ -80,6 +80,9 @@ final class IwQueuePair implements QueuePair {
     }
 
     private static IwCompletionQueue ownCq(IwarpDevice device, Object cq, String which) {
+        if (cq instanceof IwCompletionQueue c && c.isClosed()) {
+            throw new ResourceClosedException("the " + which + " CQ is closed; create the QP with an open CQ");
+        }
         if (!(cq instanceof IwCompletionQueue c) || !device.owns(c)) {
             throw new InvalidArgumentException("the " + which + " CQ was not created on adapter " + device.name());
         }
@@ -199,7 +202,6 @@ final class IwQueuePair implements QueuePair {
                 if (!(bind.region() instanceof IwMemoryRegion)) {
                     throw new LocalProtectionException(what(request) + ": region " + bind.region() + " was not registered on " + device.name());
                 }
-                Access.validate(bind.access());
             }
             case WorkRequest.LocalInvalidate inv -> {
             }
@@ -257,7 +259,7 @@ final class IwQueuePair implements QueuePair {
 
     // ---------------------------------------------------------------- completions
 
-    private void emitSend(WorkRequest wr, CompletionStatus status, int vendorError) {
+    private void emitSend(WorkRequest wr, CompletionStatus status, int vendorError, long emittingPosition) {
         boolean ok = status == CompletionStatus.SUCCESS;
         if (ok && !config.signalAll() && !WrFlags.has(wr.flags(), WrFlags.SIGNALED)) {
             return;
@@ -270,13 +272,13 @@ final class IwQueuePair implements QueuePair {
             default -> CompletionOpcode.SEND;
         };
         long length = ok ? wr.length() : 0;
-        if (!sendCq.add(wr.wrId(), status, op, length, qpNumber, 0, 0, vendorError)) {
+        if (!sendCq.add(wr.wrId(), status, op, length, qpNumber, 0, 0, vendorError, sq, emittingPosition)) {
             fail(Failure.lost(AsyncEventType.QP_FATAL, "send completion queue overflowed"));
         }
     }
 
     void completeReceive(ReceiveRequest r, CompletionStatus status, long length, int flags, int invalidated, int vendorError) {
-        if (!receiveCq.add(r.wrId(), status, CompletionOpcode.RECV, length, qpNumber, invalidated, flags, vendorError)) {
+        if (!receiveCq.add(r.wrId(), status, CompletionOpcode.RECV, length, qpNumber, invalidated, flags, vendorError, null, 0)) {
             fail(Failure.lost(AsyncEventType.QP_FATAL, "receive completion queue overflowed"));
         }
     }
@@ -302,15 +304,14 @@ final class IwQueuePair implements QueuePair {
         StagEntry e = w.entry;
         if (w.isClosed() || !r.isValid() || r.iwPd() != pd || e.valid
                 || !Access.allows(r.access(), Access.MW_BIND)
-                || b.offset() < 0 || b.length() < 0 || b.offset() + b.length() > r.length()
-                || (b.access() & (Access.LOCAL_WRITE | Access.MW_BIND)) != 0
+                || b.offset() < 0 || b.windowLength() < 0 || b.offset() + b.windowLength() > r.length()
                 || (Access.allows(b.access(), Access.REMOTE_WRITE) && !Access.allows(r.access(), Access.LOCAL_WRITE))) {
             device.logger().log(System.Logger.Level.DEBUG, () -> "bind of " + w + " to " + r + " refused");
             return CompletionStatus.MW_BIND_ERR;
         }
         e.region = r;
         e.base = b.offset();
-        e.length = b.length();
+        e.length = b.windowLength();
         e.access = b.access();
         e.boundQp = this;
         e.key = b.newKey();
@@ -320,22 +321,29 @@ final class IwQueuePair implements QueuePair {
 
     private CompletionStatus localInvalidate(int stag) {
         StagEntry e = device.stags().lookup(stag);
-        if (e == null || !e.window || e.pd != pd || e.key != STag.key(stag)) {
+        if (e == null || e.pd != pd || e.key != STag.key(stag) || (e.window && e.boundQp != null && e.boundQp != this)) {
             return CompletionStatus.LOC_PROT_ERR;
         }
         e.valid = false;
-        e.boundQp = null;
+        if (e.window) {
+            e.boundQp = null;
+        }
         return CompletionStatus.SUCCESS;
     }
 
-    /** A peer's Send with Invalidate: allowed for a window of this PD bound to this QP. */
+    /**
+     * A peer's Send with Invalidate: allowed for a valid region of this QP's PD, or a window of
+     * this PD bound to this QP.
+     */
     boolean remoteInvalidate(int stag) {
         StagEntry e = device.stags().lookup(stag);
-        if (e == null || !e.window || !e.valid || e.pd != pd || e.boundQp != this || e.key != STag.key(stag)) {
+        if (e == null || !e.valid || e.pd != pd || e.key != STag.key(stag) || (e.window && e.boundQp != this)) {
             return false;
         }
         e.valid = false;
-        e.boundQp = null;
+        if (e.window) {
+            e.boundQp = null;
+        }
         return true;
     }
 

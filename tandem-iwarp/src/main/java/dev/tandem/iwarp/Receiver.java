@@ -375,8 +375,8 @@ final class Receiver {
         if (RdmapOpcode.invalidates(opcode)) {
             invalidated = header.getInt(FpduDescriptor.UNTAGGED_INVALIDATE_STAG_OFFSET);
             if (!qp.remoteInvalidate(invalidated)) {
-                qp.completeReceive(r, CompletionStatus.REM_INV_REQ_ERR, received, flags, 0, TerminateCode.RDMAP_CANNOT_INVALIDATE.bits());
-                return fault(TerminateCode.RDMAP_CANNOT_INVALIDATE, "Send with Invalidate names STag "
+                qp.completeReceive(r, CompletionStatus.LOC_PROT_ERR, received, flags, 0, TerminateCode.RDMAP_CANNOT_INVALIDATE_PROTECTION.bits());
+                return fault(TerminateCode.RDMAP_CANNOT_INVALIDATE_PROTECTION, "Send with Invalidate names STag "
                         + dev.tandem.verbs.STag.format(invalidated) + ", which this QP may not invalidate");
             }
             flags |= WorkCompletion.FLAG_INVALIDATED;

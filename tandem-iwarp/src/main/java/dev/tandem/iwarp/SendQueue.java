@@ -29,6 +29,8 @@ final class SendQueue {
     private final AtomicLong tail = new AtomicLong();
     private volatile long head;
     private volatile long txIndex;
+    /** Slots before this position have had their completions polled (or needed none): free to reuse. */
+    private volatile long released;
     private final AtomicBoolean completing = new AtomicBoolean();
     private final MemorySegment inline;
     private final ByteBuffer inlineBuffer;
@@ -54,7 +56,7 @@ final class SendQueue {
     long claim() {
         while (true) {
             long pos = tail.get();
-            if (pos - head >= depth) {
+            if (pos - released >= depth || pos - head >= depth) {
                 return -1;
             }
             int idx = (int) (pos & mask);
@@ -147,7 +149,7 @@ final class SendQueue {
                         break;
                     }
                     WorkRequest wr = requests[idx];
-                    emitter.emit(wr, STATUSES[st - 1], vendorErrors[idx]);
+                    emitter.emit(wr, STATUSES[st - 1], vendorErrors[idx], pos);
                     requests[idx] = null;
                     head = pos + 1;
                     sequences.set(idx, pos + mask + 1);
@@ -165,8 +167,32 @@ final class SendQueue {
 
     private static final CompletionStatus[] STATUSES = CompletionStatus.values();
 
+    /**
+     * The completion of the request before {@code upTo} was polled: it and every unsignalled
+     * request before it are free again (the verbs keep a request outstanding until then).
+     */
+    void release(long upTo) {
+        long r = released;
+        while (upTo > r) {
+            if (RELEASED.compareAndSet(this, r, upTo)) {
+                return;
+            }
+            r = released;
+        }
+    }
+
+    private static final java.lang.invoke.VarHandle RELEASED;
+
+    static {
+        try {
+            RELEASED = java.lang.invoke.MethodHandles.lookup().findVarHandle(SendQueue.class, "released", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /** Receives completions from {@link #complete}. */
     interface Emitter {
-        void emit(WorkRequest request, CompletionStatus status, int vendorError);
+        void emit(WorkRequest request, CompletionStatus status, int vendorError, long position);
     }
 }

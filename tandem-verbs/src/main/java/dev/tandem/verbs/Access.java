@@ -15,6 +15,8 @@ public final class Access {
     public static final int REMOTE_ATOMIC = 1 << 3;
     /** Memory windows may be bound to the region. */
     public static final int MW_BIND = 1 << 4;
+    /** The rights a memory window can grant. */
+    public static final int REMOTE_RIGHTS = REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC;
     /** Every defined flag. */
     public static final int ALL = LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC | MW_BIND;
 

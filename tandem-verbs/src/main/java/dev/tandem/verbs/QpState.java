@@ -20,12 +20,18 @@ public enum QpState {
         };
     }
 
-    /** True when send work requests may be posted in this state. */
+    /**
+     * True when send work requests are processed in this state. Posts in SQD queue up; posts in
+     * ERROR are accepted and complete at once with WR_FLUSH_ERR (see {@link QueuePair#postSend}).
+     */
     public boolean acceptsSends() {
         return this == RTS;
     }
 
-    /** True when receive work requests may be posted in this state (the verbs allow it from INIT on). */
+    /**
+     * True when posted receives wait for incoming Sends in this state (the verbs allow it from INIT
+     * on); receives posted in ERROR are accepted and flushed at once.
+     */
     public boolean acceptsReceives() {
         return this == INIT || this == RTR || this == RTS || this == SQD || this == SQE;
     }

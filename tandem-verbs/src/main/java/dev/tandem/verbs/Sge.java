@@ -19,6 +19,10 @@ public record Sge(MemoryRegion region, long offset, int length) {
 
     /** The whole region as one entry. */
     public static Sge of(MemoryRegion region) {
-        return new Sge(region, 0, Math.toIntExact(region.length()));
+        if (region.length() > Integer.MAX_VALUE) {
+            throw new InvalidArgumentException("Sge.of: region of " + region.length() + " bytes is longer than one SGE may be ("
+                    + Integer.MAX_VALUE + "); use several SGEs");
+        }
+        return new Sge(region, 0, (int) region.length());
     }
 }

@@ -76,8 +76,11 @@ public sealed interface WorkRequest {
         }
     }
 
-    /** Binds a type-2 window to {@code length} bytes at {@code offset} of {@code region}, with a new key. */
-    record BindWindow(long wrId, MemoryWindow window, MemoryRegion region, long offset, long length,
+    /**
+     * Binds a type-2 window to {@code windowLength} bytes at {@code offset} of {@code region}, with a
+     * new key. {@code access} holds remote rights only (REMOTE_READ, REMOTE_WRITE, REMOTE_ATOMIC).
+     */
+    record BindWindow(long wrId, MemoryWindow window, MemoryRegion region, long offset, long windowLength,
                       int access, int newKey, int flags) implements WorkRequest {
         public BindWindow {
             if (window == null || region == null) {
@@ -85,6 +88,10 @@ public sealed interface WorkRequest {
             }
             if (newKey < 0 || newKey > 0xFF) {
                 throw new InvalidArgumentException("BindWindow newKey " + newKey + " is outside 0..255");
+            }
+            if ((access & ~Access.REMOTE_RIGHTS) != 0) {
+                throw new InvalidArgumentException("BindWindow access " + Access.describe(access)
+                        + " holds more than remote rights; a window grants only REMOTE_READ, REMOTE_WRITE, REMOTE_ATOMIC");
             }
         }
 
@@ -94,7 +101,10 @@ public sealed interface WorkRequest {
         }
     }
 
-    /** Invalidates a local memory window (or region) STag so that no peer can use it any more. */
+    /**
+     * Invalidates a local memory window (or region) STag so that no peer can use it any more; a
+     * region becomes usable again by {@link MemoryRegion#reregister}.
+     */
     record LocalInvalidate(long wrId, int stag, int flags) implements WorkRequest {
         @Override
         public List<Sge> sgl() {
