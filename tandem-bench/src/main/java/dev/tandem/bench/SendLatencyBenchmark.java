@@ -5,6 +5,7 @@ import dev.tandem.verbs.ReceiveRequest;
 import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkCompletion;
 import dev.tandem.verbs.WorkRequest;
+import dev.tandem.verbs.WrFlags;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -30,7 +31,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Round trip of an 8-byte message on loopback: a Tandem Send answered by a Send from an echo
  * thread (both sides busy-polling their CQ), against the same ping-pong over busy-polled
- * non-blocking java.nio TCP (the baseline; half the round trip is perftest's send_lat). Each
+ * non-blocking java.nio TCP (the baseline; half the round trip is perftest's send_lat). Sends are
+ * signalled: a send-queue slot is free again only once a completion covering it is polled. Each
  * benchmark starts only its own echo thread. Run with {@code -prof gc} for bytes per operation.
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -56,10 +58,10 @@ public class SendLatencyBenchmark {
         @Setup(Level.Trial)
         public void setUp() throws Exception {
             link = new LoopbackLink(crc, 4096);
-            ping = new WorkRequest.Send(1, new Sge(link.mrA, 0, 8), 0);
+            ping = new WorkRequest.Send(1, new Sge(link.mrA, 0, 8), WrFlags.SIGNALED);
             receiveA = new ReceiveRequest(2, new Sge(link.mrA, 1024, 64));
             ReceiveRequest receiveB = new ReceiveRequest(3, new Sge(link.mrB, 1024, 64));
-            WorkRequest pong = new WorkRequest.Send(4, new Sge(link.mrB, 0, 8), 0);
+            WorkRequest pong = new WorkRequest.Send(4, new Sge(link.mrB, 0, 8), WrFlags.SIGNALED);
             for (int i = 0; i < 64; i++) {
                 link.qpA.postReceive(receiveA);
                 link.qpB.postReceive(receiveB);

@@ -154,7 +154,9 @@ final class EngineAgent implements IdleStrategy.Waiter {
     @Override
     public void await(long nanos) {
         for (IwarpDevice d : snapshot) {
-            if (d.hasPendingOutput()) {
+            if (d.hasPendingOutput() || d.pollersActive()) {
+                // bytes waiting for socket space, or application threads polling and driving the
+                // engine themselves: do not take a wake-up on every arriving byte
                 LockSupport.parkNanos(nanos);
                 return;
             }

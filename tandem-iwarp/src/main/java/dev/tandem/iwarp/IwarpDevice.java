@@ -55,6 +55,8 @@ public final class IwarpDevice implements RdmaDevice {
     private final EngineAgent agent;
     private volatile IwQueuePair[] active = new IwQueuePair[0];
     private volatile boolean closed;
+    /** When an application thread last drove progress from an empty poll (System.nanoTime). */
+    private volatile long lastPollProgress;
     private volatile PortState portState = PortState.ACTIVE;
 
     /** One distinct error with how often it happened (until the RAS error log takes over). */
@@ -281,6 +283,17 @@ public final class IwarpDevice implements RdmaDevice {
 
     void wakeEngine() {
         agent.wake();
+    }
+
+    /** Progress driven by an application thread polling an empty CQ; the engine thread then stays out of the way. */
+    int progressFromPoll() {
+        lastPollProgress = System.nanoTime();
+        return progress();
+    }
+
+    /** True while application threads drive progress themselves (they polled within the last millisecond). */
+    boolean pollersActive() {
+        return System.nanoTime() - lastPollProgress < 1_000_000;
     }
 
     /**
