@@ -4,7 +4,6 @@ import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.WorkRequest;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -32,7 +31,6 @@ final class SendQueue {
     /** Slots before this position have had their completions polled (or needed none): free to reuse. */
     private volatile long released;
     private final AtomicBoolean completing = new AtomicBoolean();
-    private final MemorySegment inline;
     private final ByteBuffer inlineBuffer;
     private final int inlineSize;
 
@@ -48,8 +46,7 @@ final class SendQueue {
         states = new AtomicIntegerArray(capacity);
         vendorErrors = new int[capacity];
         inlineSize = maxInline;
-        inline = maxInline > 0 ? Arena.ofAuto().allocate((long) maxInline * capacity, 64) : MemorySegment.NULL;
-        inlineBuffer = maxInline > 0 ? inline.asByteBuffer() : null;
+        inlineBuffer = maxInline > 0 ? Arena.ofAuto().allocate((long) maxInline * capacity, 64).asByteBuffer() : null;
     }
 
     /** Claims a slot; -1 when the queue is full. */
@@ -72,11 +69,7 @@ final class SendQueue {
         }
     }
 
-    MemorySegment inlineSlot(long pos) {
-        return inline.asSlice((pos & mask) * inlineSize, inlineSize);
-    }
-
-    /** Duplicate-free view of a slot's inline bytes: the caller sets position and limit. */
+    /** The inline bytes of every slot ({@link #inlineOffset} locates one); the caller works on a duplicate. */
     ByteBuffer inlineBuffer() {
         return inlineBuffer;
     }
