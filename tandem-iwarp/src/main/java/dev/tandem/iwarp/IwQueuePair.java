@@ -225,7 +225,7 @@ final class IwQueuePair implements QueuePair {
     }
 
     private void copyInline(long pos, WorkRequest request) {
-        var target = MemorySegment.ofBuffer(sq.inlineBuffer());
+        MemorySegment target = sq.inlineSegment();
         long at = sq.inlineOffset(pos);
         for (int i = 0; i < request.sgl().size(); i++) {
             Sge s = request.sgl().get(i);

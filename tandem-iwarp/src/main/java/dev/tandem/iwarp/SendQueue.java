@@ -4,6 +4,7 @@ import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.WorkRequest;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -32,6 +33,7 @@ final class SendQueue {
     private volatile long released;
     private final AtomicBoolean completing = new AtomicBoolean();
     private final ByteBuffer inlineBuffer;
+    private final MemorySegment inlineSegment;
     private final int inlineSize;
 
     SendQueue(int depth, int maxInline) {
@@ -46,7 +48,8 @@ final class SendQueue {
         states = new AtomicIntegerArray(capacity);
         vendorErrors = new int[capacity];
         inlineSize = maxInline;
-        inlineBuffer = maxInline > 0 ? Arena.ofAuto().allocate((long) maxInline * capacity, 64).asByteBuffer() : null;
+        inlineSegment = maxInline > 0 ? Arena.ofAuto().allocate((long) maxInline * capacity, 64) : MemorySegment.NULL;
+        inlineBuffer = maxInline > 0 ? inlineSegment.asByteBuffer() : null;
     }
 
     /** Claims a slot; -1 when the queue is full. */
@@ -72,6 +75,11 @@ final class SendQueue {
     /** The inline bytes of every slot ({@link #inlineOffset} locates one); the caller works on a duplicate. */
     ByteBuffer inlineBuffer() {
         return inlineBuffer;
+    }
+
+    /** Where {@link #inlineOffset} bytes are copied at post time. */
+    MemorySegment inlineSegment() {
+        return inlineSegment;
     }
 
     int inlineOffset(long pos) {
