@@ -1,0 +1,99 @@
+package dev.tandem.tools.perf;
+
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+
+/**
+ * The private data of a perf connection, as perftest exchanges its parameters and keys. The client
+ * sends the run's parameters and its buffer's rkey; the server answers with its own rkey, how many
+ * receives it keeps posted (the send_bw credit window) and, with a baseline, its TCP port.
+ *
+ * <pre>
+ * client:  "TPRF" | ver | test | wait | flags(1=baseline,2=sweep,4=crc) | size | iters | warmup | txDepth | rkey | area
+ * server:  "TPRS" | ver | flags(4=crc) | 0 | 0                            | rkey | area | rxDepth | tcpPort
+ * </pre>
+ * All integers are 4-byte big-endian. A region holds two areas of {@code area} bytes: receive at 0, send at {@code area}.
+ */
+public final class Hello {
+    static final int CLIENT_MAGIC = 0x54505246; // "TPRF"
+    static final int SERVER_MAGIC = 0x54505253; // "TPRS"
+    static final byte VERSION = 1;
+    private static final int BASELINE = 1;
+    private static final int SWEEP = 2;
+    private static final int CRC = 4;
+
+    private Hello() {
+    }
+
+    /** What the client sends. */
+    public record Client(PerfTest test, WaitMode waitMode, boolean baselineTcp, boolean sweep, boolean crc, int size,
+                         int iterations, int warmup, int txDepth, int rkey, int area) {
+        public byte[] encode() {
+            ByteBuffer b = ByteBuffer.allocate(32);
+            b.putInt(CLIENT_MAGIC).put(VERSION).put((byte) test.ordinal()).put((byte) waitMode.ordinal())
+                    .put((byte) ((baselineTcp ? BASELINE : 0) | (sweep ? SWEEP : 0) | (crc ? CRC : 0)))
+                    .putInt(size).putInt(iterations).putInt(warmup).putInt(txDepth).putInt(rkey).putInt(area);
+            return b.array();
+        }
+
+        public static Client decode(byte[] data) {
+            try {
+                ByteBuffer b = ByteBuffer.wrap(data);
+                expect(b.getInt(), CLIENT_MAGIC, b.get(), "client");
+                PerfTest test = enumAt(PerfTest.values(), b.get(), "test");
+                WaitMode wait = enumAt(WaitMode.values(), b.get(), "waiting mode");
+                int flags = b.get();
+                return new Client(test, wait, (flags & BASELINE) != 0, (flags & SWEEP) != 0, (flags & CRC) != 0,
+                        b.getInt(), b.getInt(), b.getInt(), b.getInt(), b.getInt(), b.getInt());
+            } catch (BufferUnderflowException e) {
+                throw new PerfException("the client's private data is " + data.length + " bytes, too short for a tandem perf hello", e);
+            }
+        }
+
+        /** The phases both sides run. */
+        public PerfPlan plan() {
+            return PerfPlan.of(size, iterations, warmup, sweep);
+        }
+    }
+
+    /** What the server answers. */
+    public record Server(boolean crc, int rkey, int area, int rxDepth, int tcpPort) {
+        public byte[] encode() {
+            ByteBuffer b = ByteBuffer.allocate(24);
+            b.putInt(SERVER_MAGIC).put(VERSION).put((byte) (crc ? CRC : 0)).put((byte) 0).put((byte) 0)
+                    .putInt(rkey).putInt(area).putInt(rxDepth).putInt(tcpPort);
+            return b.array();
+        }
+
+        public static Server decode(byte[] data) {
+            try {
+                ByteBuffer b = ByteBuffer.wrap(data);
+                expect(b.getInt(), SERVER_MAGIC, b.get(), "server");
+                int flags = b.get();
+                b.get();
+                b.get();
+                return new Server((flags & CRC) != 0, b.getInt(), b.getInt(), b.getInt(), b.getInt());
+            } catch (BufferUnderflowException e) {
+                throw new PerfException("the server's private data is " + data.length + " bytes, too short for a tandem perf hello", e);
+            }
+        }
+    }
+
+    private static void expect(int magic, int wanted, byte version, String who) {
+        if (magic != wanted) {
+            throw new PerfException(String.format("the %s's private data starts with 0x%08x, not a tandem perf hello (0x%08x); "
+                    + "is the peer a tandem perf %s?", who, magic, wanted, who));
+        }
+        if (version != VERSION) {
+            throw new PerfException("the " + who + " speaks tandem perf hello version " + version + ", this side version " + VERSION
+                    + "; run the same tandem version on both sides");
+        }
+    }
+
+    private static <E> E enumAt(E[] values, byte index, String what) {
+        if (index < 0 || index >= values.length) {
+            throw new PerfException("the client's hello names " + what + " #" + index + ", which this side does not know");
+        }
+        return values[index];
+    }
+}

@@ -1,0 +1,61 @@
+package dev.tandem.tools.perf;
+
+import dev.tandem.tools.perf.rdma.RdmaEndpoint;
+import dev.tandem.tools.perf.rdma.RdmaPattern;
+import dev.tandem.tools.perf.tcp.TcpLink;
+import dev.tandem.tools.perf.tcp.TcpPattern;
+import dev.tandem.verbs.RdmaDevice;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The measuring side of {@code tandem perf}: connects, sends the run's parameters, runs every phase. */
+public final class PerfClient {
+    public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+
+    private PerfClient() {
+    }
+
+    /**
+     * @param device the client's adapter, at {@code local}
+     * @param server the perf server's listener
+     */
+    public static MeasuredRun run(RdmaDevice device, InetAddress local, InetSocketAddress server, PerfSettings s, PerfProgress progress) {
+        PerfTest test = s.test();
+        PerfPlan plan = s.plan();
+        int area = Math.max(plan.maxSize(), 64);
+        List<SizeResult> results = new ArrayList<>();
+        boolean crc;
+        try (RdmaEndpoint ep = RdmaEndpoint.create(device, area, RdmaPattern.sendDepth(test, s.txDepth()),
+                RdmaPattern.receiveDepth(test, true, 0), s.waitMode(), "client")) {
+            RdmaPattern pattern = RdmaPattern.of(test, ep, s.txDepth(), true, 0);
+            pattern.prepareReceives();
+            Hello.Client hello = new Hello.Client(test, s.waitMode(), s.baselineTcp(), s.sweep(), s.crc(), s.size(), s.iterations(),
+                    s.warmup(), s.txDepth(), ep.rkey(), area);
+            Hello.Server answer = Hello.Server.decode(ep.qp().connect(server, hello.encode(), CONNECT_TIMEOUT));
+            if (answer.area() < area) {
+                throw new PerfException("the server's buffer holds " + answer.area() + " bytes, this run needs " + area);
+            }
+            crc = s.crc() || answer.crc();
+            pattern.connected(answer.rkey(), answer.area(), answer.rxDepth());
+            progress.connected(local.getHostAddress(), server.getAddress().getHostAddress() + ":" + server.getPort(), crc);
+            try (TcpLink link = s.baselineTcp()
+                    ? TcpLink.connect(local, new InetSocketAddress(server.getAddress(), answer.tcpPort()), s.waitMode(), area) : null) {
+                TcpPattern baseline = link == null ? null : new TcpPattern(test, link);
+                for (Phase phase : plan.phases()) {
+                    SideResult t = pattern.client(phase);
+                    SideResult b = baseline == null ? null : baseline.client(phase);
+                    SizeResult r = new SizeResult(phase, t.figures(), t.allocPerOp(), Double.NaN,
+                            b == null ? null : b.figures(), b == null ? Double.NaN : b.allocPerOp(), Double.NaN);
+                    results.add(r);
+                    progress.result(r);
+                }
+            }
+            pattern.drain();
+        }
+        return new MeasuredRun(local.getHostAddress(), server.getAddress().getHostAddress() + ":" + server.getPort(), crc, results);
+    }
+}

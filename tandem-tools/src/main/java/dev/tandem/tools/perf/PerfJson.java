@@ -1,0 +1,103 @@
+package dev.tandem.tools.perf;
+
+/** {@code --json}: one JSON object with every figure of a run. */
+public final class PerfJson {
+    private PerfJson() {
+    }
+
+    public static String of(PerfReport report) {
+        PerfSettings s = report.settings();
+        JsonWriter w = new JsonWriter().beginObject()
+                .field("tool", "tandem perf")
+                .field("test", s.test().cliName())
+                .field("kind", s.test().isBandwidth() ? "bandwidth" : "latency")
+                .field("role", s.role().name().toLowerCase(java.util.Locale.ROOT))
+                .field("local", report.local())
+                .field("remote", report.remote())
+                .field("crc", report.crc())
+                .field("wait", s.waitMode().jsonName())
+                .field("wait_description", s.waitMode().tandemDescription())
+                .field("tx_depth", s.txDepth())
+                .field("sweep", s.sweep())
+                .field("baseline", s.baselineTcp() ? "tcp" : null);
+        if (s.baselineTcp()) {
+            w.field("baseline_wait_description", s.waitMode().tcpDescription());
+        }
+        w.name("units").beginObject()
+                .field("bandwidth", "MB/sec, MB = 1048576 bytes")
+                .field("latency", s.test().latencyDivisor() == 2 ? "usec, half a round trip" : "usec, whole operation")
+                .field("alloc", "bytes allocated per measured iteration by the thread that posts and polls")
+                .endObject();
+        w.field("alloc_supported", AllocationMeter.supported());
+        w.name("results").beginArray();
+        for (SizeResult r : report.results()) {
+            w.beginObject()
+                    .field("bytes", r.phase().size())
+                    .field("iterations", r.phase().iterations())
+                    .field("warmup", r.phase().warmup());
+            w.name("tandem");
+            figures(w, r.tandem());
+            w.name("tcp");
+            if (r.hasBaseline()) {
+                figures(w, r.tcp());
+                w.name("ratio").beginObject().field(s.test().isBandwidth() ? "bw" : "t_typical", r.ratio()).endObject();
+            } else {
+                w.nullValue();
+                w.name("ratio").nullValue();
+            }
+            w.name("alloc_bytes_per_op").beginObject()
+                    .field("tandem_client", r.tandemClientAllocPerOp())
+                    .field("tandem_server", r.tandemServerAllocPerOp())
+                    .field("tcp_client", r.tcpClientAllocPerOp())
+                    .field("tcp_server", r.tcpServerAllocPerOp())
+                    .endObject();
+            w.endObject();
+        }
+        return w.endArray().endObject().toString();
+    }
+
+    /** What a {@code --server} reports: the client, the test, and its own allocation per phase. */
+    public static String served(ServedRun run, String address) {
+        Hello.Client h = run.hello();
+        JsonWriter w = new JsonWriter().beginObject()
+                .field("tool", "tandem perf")
+                .field("role", "server")
+                .field("address", address)
+                .field("client", run.client())
+                .field("test", h.test().cliName())
+                .field("crc", run.crc())
+                .field("wait", h.waitMode().jsonName())
+                .field("baseline", h.baselineTcp() ? "tcp" : null);
+        w.name("results").beginArray();
+        java.util.List<Phase> phases = h.plan().phases();
+        for (int i = 0; i < phases.size(); i++) {
+            w.beginObject()
+                    .field("bytes", phases.get(i).size())
+                    .field("iterations", phases.get(i).iterations())
+                    .field("warmup", phases.get(i).warmup());
+            w.name("alloc_bytes_per_op").beginObject()
+                    .field("tandem_server", run.tandem().get(i).allocPerOp())
+                    .field("tcp_server", i < run.tcp().size() ? run.tcp().get(i).allocPerOp() : Double.NaN)
+                    .endObject();
+            w.endObject();
+        }
+        return w.endArray().endObject().toString();
+    }
+
+    private static void figures(JsonWriter w, Figures f) {
+        w.beginObject();
+        switch (f) {
+            case BandwidthStats b -> w.field("bw_peak_mb_per_sec", b.peakMBps())
+                    .field("bw_avg_mb_per_sec", b.avgMBps())
+                    .field("msg_rate_mpps", b.msgRateMpps());
+            case LatencyStats l -> w.field("t_min_usec", l.minUs())
+                    .field("t_max_usec", l.maxUs())
+                    .field("t_typical_usec", l.typicalUs())
+                    .field("t_avg_usec", l.avgUs())
+                    .field("t_stdev_usec", l.stdevUs())
+                    .field("p99_usec", l.p99Us())
+                    .field("p99_9_usec", l.p999Us());
+        }
+        w.endObject();
+    }
+}

@@ -1,0 +1,86 @@
+package dev.tandem.tools.perf;
+
+import dev.tandem.tools.perf.rdma.RdmaEndpoint;
+import dev.tandem.tools.perf.rdma.RdmaPattern;
+import dev.tandem.tools.perf.tcp.TcpBaselineServer;
+import dev.tandem.tools.perf.tcp.TcpLink;
+import dev.tandem.tools.perf.tcp.TcpPattern;
+import dev.tandem.verbs.ConnectionRequest;
+import dev.tandem.verbs.Listener;
+import dev.tandem.verbs.RdmaDevice;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The serving side of {@code tandem perf}: listens on one adapter, serves one client the test it
+ * asks for (the client's hello carries every parameter), and returns what it did.
+ */
+public final class PerfServer implements AutoCloseable {
+    /** Receives the send_bw server keeps posted, as perftest's DEF_RX_SEND. */
+    public static final int RX_DEPTH = 512;
+    private final RdmaDevice device;
+    private final Listener listener;
+    private final boolean crc;
+
+    private PerfServer(RdmaDevice device, Listener listener, boolean crc) {
+        this.device = device;
+        this.listener = listener;
+        this.crc = crc;
+    }
+
+    /** Listens on {@code address} (port 0 picks a free one) of {@code device}, which was opened with {@code crc}. */
+    public static PerfServer listen(RdmaDevice device, InetSocketAddress address, boolean crc) {
+        return new PerfServer(device, device.listen(address, 1), crc);
+    }
+
+    public InetSocketAddress address() {
+        return listener.localAddress();
+    }
+
+    /** Waits up to {@code acceptTimeout} for a client, then serves it to the end. */
+    public ServedRun serveOne(Duration acceptTimeout) {
+        ConnectionRequest request = listener.accept(acceptTimeout);
+        Hello.Client hello;
+        PerfPlan plan;
+        try {
+            hello = Hello.Client.decode(request.privateData());
+            plan = hello.plan();
+        } catch (RuntimeException e) {
+            request.reject("tandem perf: not a valid hello".getBytes(StandardCharsets.US_ASCII));
+            throw e instanceof PerfException ? e : new PerfException("the client's hello is invalid: " + e.getMessage(), e);
+        }
+        PerfTest test = hello.test();
+        int area = Math.max(plan.maxSize(), 64);
+        int rxDepth = Math.min(RX_DEPTH, device.attributes().maxQueuePairDepth());
+        List<SideResult> tandem = new ArrayList<>();
+        List<SideResult> tcp = new ArrayList<>();
+        try (RdmaEndpoint ep = RdmaEndpoint.create(device, area, RdmaPattern.sendDepth(test, hello.txDepth()),
+                RdmaPattern.receiveDepth(test, false, rxDepth), hello.waitMode(), "server");
+             TcpBaselineServer tcpServer = hello.baselineTcp() ? TcpBaselineServer.open(address().getAddress()) : null) {
+            RdmaPattern pattern = RdmaPattern.of(test, ep, hello.txDepth(), false, rxDepth);
+            pattern.prepareReceives();
+            request.accept(ep.qp(), new Hello.Server(crc, ep.rkey(), area, rxDepth, tcpServer == null ? 0 : tcpServer.port()).encode());
+            pattern.connected(hello.rkey(), hello.area(), 0);
+            try (TcpLink link = tcpServer == null ? null : tcpServer.accept(hello.waitMode(), area)) {
+                TcpPattern baseline = link == null ? null : new TcpPattern(test, link);
+                for (Phase phase : plan.phases()) {
+                    tandem.add(pattern.server(phase));
+                    if (baseline != null) {
+                        tcp.add(baseline.server(phase));
+                    }
+                }
+            }
+            pattern.drain();
+        }
+        return new ServedRun(String.valueOf(request.remoteAddress()), hello, crc || hello.crc(), tandem, tcp);
+    }
+
+    @Override
+    public void close() {
+        listener.close();
+    }
+}

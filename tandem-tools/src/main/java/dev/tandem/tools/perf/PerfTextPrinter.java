@@ -1,0 +1,99 @@
+package dev.tandem.tools.perf;
+
+import java.io.PrintWriter;
+import java.util.Locale;
+
+/**
+ * perftest's text report: a header block, the table of Tandem's rows (printed as each size
+ * finishes), then the baseline's table and the ratio lines.
+ */
+public final class PerfTextPrinter {
+    private final PrintWriter out;
+    private final PerfSettings settings;
+
+    public PerfTextPrinter(PrintWriter out, PerfSettings settings) {
+        this.out = out;
+        this.settings = settings;
+    }
+
+    public void start(String local, String remote, boolean crc) {
+        PerfTest t = settings.test();
+        out.println(PerfFormat.RESULT_LINE);
+        out.println("                    " + t.title());
+        out.println(" Provider        : Tandem software iWARP over TCP");
+        out.println(" Path            : " + local + " -> " + remote + (settings.role() == Role.LOOPBACK ? " (loopback, one process)" : ""));
+        out.println(" Connection type : RC");
+        if (t.isBandwidth()) {
+            out.println(" TX depth        : " + settings.txDepth());
+        }
+        out.println(" CRC             : " + (crc ? "ON" : "OFF"));
+        out.println(" Waiting mode    : " + settings.waitMode().jsonName() + " (" + (t == PerfTest.WRITE_LAT
+                ? "polling the last byte of the receive buffer" : settings.waitMode().tandemDescription()) + ")");
+        out.println(" Warm-up         : " + warmupText());
+        if (settings.baselineTcp()) {
+            out.println(" Baseline        : java.nio TCP on the same path, " + settings.waitMode().tcpDescription());
+        }
+        if (!t.isBandwidth()) {
+            out.println(" Latency         : " + (t.latencyDivisor() == 2 ? "half of a round trip" : "whole operation")
+                    + "; t_typical = median");
+        }
+        out.println(PerfFormat.RESULT_LINE);
+        out.println(PerfFormat.header(t.kind()));
+        out.flush();
+    }
+
+    public void tandemRow(SizeResult r) {
+        out.println(PerfFormat.row(r.tandem()));
+        out.flush();
+    }
+
+    public void finish(PerfReport report) {
+        out.println(PerfFormat.RESULT_LINE);
+        if (settings.baselineTcp()) {
+            out.println(" Baseline: java.nio TCP, same path, " + settings.waitMode().tcpDescription());
+            out.println(PerfFormat.header(settings.test().kind()));
+            for (SizeResult r : report.results()) {
+                out.println(PerfFormat.row(r.tcp()));
+            }
+            out.println(PerfFormat.RESULT_LINE);
+            boolean several = report.results().size() > 1;
+            for (SizeResult r : report.results()) {
+                out.println(PerfFormat.ratio(settings.test().kind(), r.ratio()) + (several ? "  (" + r.phase().size() + " bytes)" : ""));
+            }
+        }
+        if (AllocationMeter.supported()) {
+            for (SizeResult r : report.results()) {
+                out.println(String.format(Locale.ROOT, " allocated per iteration%s: client %s, server %s bytes",
+                        report.results().size() > 1 ? " (" + r.phase().size() + " bytes)" : "",
+                        bytes(r.tandemClientAllocPerOp()), bytes(r.tandemServerAllocPerOp())));
+            }
+        }
+        out.flush();
+    }
+
+    /** What a {@code --server} prints once its client is gone. */
+    public static void served(PrintWriter out, ServedRun run, String address) {
+        Hello.Client h = run.hello();
+        out.println(PerfFormat.RESULT_LINE);
+        out.println(" served " + h.test().cliName() + " on " + address + " to " + run.client() + ": CRC " + (run.crc() ? "ON" : "OFF")
+                + ", " + h.waitMode().jsonName() + (h.baselineTcp() ? ", with the TCP baseline" : ""));
+        java.util.List<Phase> phases = h.plan().phases();
+        for (int i = 0; i < phases.size(); i++) {
+            out.println(String.format(Locale.ROOT, " %-7d %d iterations (+%d warm-up), allocated per iteration: %s bytes",
+                    phases.get(i).size(), phases.get(i).iterations(), phases.get(i).warmup(), bytes(run.tandem().get(i).allocPerOp())));
+        }
+        out.println(PerfFormat.RESULT_LINE);
+        out.flush();
+    }
+
+    private String warmupText() {
+        if (settings.warmup() == PerfSettings.DEFAULT_WARMUP) {
+            return "as many iterations as measured, not counted";
+        }
+        return settings.warmup() + " iterations, not counted";
+    }
+
+    private static String bytes(double perOp) {
+        return Double.isNaN(perOp) ? "n/a" : String.format(Locale.ROOT, "%.1f", perOp);
+    }
+}

@@ -1,0 +1,162 @@
+package dev.tandem.tools.perf.rdma;
+
+import dev.tandem.tools.perf.Phase;
+import dev.tandem.tools.perf.PerfException;
+import dev.tandem.tools.perf.PerfTest;
+import dev.tandem.tools.perf.SideResult;
+import dev.tandem.verbs.CompletionOpcode;
+import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.QueuePair;
+import dev.tandem.verbs.ReceiveRequest;
+import dev.tandem.verbs.WorkCompletion;
+import dev.tandem.verbs.WorkRequest;
+
+/**
+ * One perf test's traffic over a connected {@link RdmaEndpoint}, for one side. The life of a
+ * pattern: {@link #prepareReceives()} before connecting, {@link #connected} with the peer's key,
+ * then {@link #client} or {@link #server} once per phase, then {@link #drain()}.
+ *
+ * <p>Every phase ends with the client receiving something from the server (a pong, an ack, the last
+ * credit), so the client knows the server is done and both sides move to the next phase together.
+ * Work requests are built before the measured loop; the loop itself allocates nothing.
+ */
+public abstract sealed class RdmaPattern permits WriteBwPattern, SendBwPattern, WriteLatPattern, SendLatPattern, ReadLatPattern {
+    protected final RdmaEndpoint ep;
+    protected final QueuePair qp;
+    protected final CompletionWaiter waiter;
+    /** Receive requests, reposted by wrId when they complete. */
+    protected ReceiveRequest[] receives = new ReceiveRequest[0];
+    protected int peerRkey;
+    protected int peerArea;
+    protected int peerRxDepth;
+    /** Send-queue requests posted (all signalled) and completed, since the connection began. */
+    protected long postedSends;
+    protected long completedSends;
+    /** Receives completed since the connection began. */
+    protected long received;
+
+    protected RdmaPattern(RdmaEndpoint ep) {
+        this.ep = ep;
+        this.qp = ep.qp();
+        this.waiter = ep.waiter();
+    }
+
+    /**
+     * The pattern of {@code test} for one side of {@code ep}.
+     *
+     * @param rxDepth receives the send_bw server keeps posted (see {@link #receiveDepth})
+     */
+    public static RdmaPattern of(PerfTest test, RdmaEndpoint ep, int txDepth, boolean client, int rxDepth) {
+        return switch (test) {
+            case WRITE_BW -> new WriteBwPattern(ep, txDepth);
+            case SEND_BW -> new SendBwPattern(ep, txDepth, client, rxDepth);
+            case WRITE_LAT -> new WriteLatPattern(ep);
+            case SEND_LAT -> new SendLatPattern(ep);
+            case READ_LAT -> new ReadLatPattern(ep);
+        };
+    }
+
+    /** Send queue slots a side of {@code test} needs. */
+    public static int sendDepth(PerfTest test, int txDepth) {
+        return (test.isBandwidth() ? txDepth : 8) + 8;
+    }
+
+    /** Receive queue slots a side of {@code test} needs; {@code rxDepth} is the send_bw server's window. */
+    public static int receiveDepth(PerfTest test, boolean client, int rxDepth) {
+        return switch (test) {
+            case SEND_BW -> client ? SendBwPattern.CREDIT_SLOTS : rxDepth;
+            case SEND_LAT -> SendLatPattern.RECEIVES;
+            case WRITE_BW, READ_LAT -> OneSided.CONTROL_RECEIVES;
+            case WRITE_LAT -> 1;
+        };
+    }
+
+    /** Posts the receives this side keeps posted; called before connect/accept. */
+    public abstract void prepareReceives();
+
+    /** The peer's region key, its area size, and (send_bw) how many receives it keeps posted. */
+    public void connected(int rkey, int area, int rxDepth) {
+        this.peerRkey = rkey;
+        this.peerArea = area;
+        this.peerRxDepth = rxDepth;
+    }
+
+    /** Runs one phase as the measuring side. */
+    public abstract SideResult client(Phase phase);
+
+    /** Runs one phase as the serving side. */
+    public abstract SideResult server(Phase phase);
+
+    /** Waits until every request this side posted has completed (before closing). */
+    public void drain() {
+        awaitSendsDone();
+    }
+
+    protected final void postReceives(int count, int offsetStep, int length) {
+        receives = new ReceiveRequest[count];
+        for (int i = 0; i < count; i++) {
+            receives[i] = new ReceiveRequest(i, ep.receiveSge((long) i * offsetStep, length));
+            qp.postReceive(receives[i]);
+        }
+    }
+
+    protected final void post(WorkRequest w) {
+        qp.postSend(w);
+        postedSends++;
+    }
+
+    /** Waits for at least one completion and accounts for all that came. */
+    protected final void awaitAny() {
+        process(waiter.await());
+    }
+
+    /** Accounts for whatever completions are there now. */
+    protected final void pollAny() {
+        process(waiter.pollNow());
+    }
+
+    protected final void awaitReceived(long target) {
+        while (received < target) {
+            awaitAny();
+        }
+    }
+
+    protected final void awaitSendsDone() {
+        while (completedSends < postedSends) {
+            awaitAny();
+        }
+    }
+
+    /** Keeps at least one send slot free, reaping completions if needed. */
+    protected final void awaitSendSlot(int depth) {
+        while (postedSends - completedSends >= depth) {
+            awaitAny();
+        }
+    }
+
+    protected final void expectIdle() {
+        if (completedSends != postedSends) {
+            throw new PerfException((postedSends - completedSends) + " requests still outstanding at the start of a phase");
+        }
+    }
+
+    /** A receive completed: by default reposts its buffer. */
+    protected void onReceive(WorkCompletion c) {
+        qp.postReceive(receives[(int) c.wrId()]);
+    }
+
+    private void process(int n) {
+        for (int i = 0; i < n; i++) {
+            WorkCompletion c = waiter.get(i);
+            if (c.status() == CompletionStatus.WR_FLUSH_ERR) {
+                continue;   // the connection is gone; the waiter fails the next wait
+            }
+            if (c.opcode() == CompletionOpcode.RECV) {
+                received++;
+                onReceive(c);
+            } else {
+                completedSends++;
+            }
+        }
+    }
+}

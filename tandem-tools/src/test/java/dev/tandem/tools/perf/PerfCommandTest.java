@@ -1,0 +1,102 @@
+package dev.tandem.tools.perf;
+
+import dev.tandem.tools.TandemCli;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Option parsing: defaults as perftest's, and every bad input answered with a message that names it. */
+class PerfCommandTest {
+    private record Run(int exit, String out, String err) {
+    }
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = TandemCli.commandLine();
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        int exit = cl.execute(args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    private static PerfSettings parse(String... args) {
+        CommandLine cl = TandemCli.commandLine();
+        CommandLine.ParseResult parsed = cl.parseArgs(args);
+        PerfCommand command = (PerfCommand) parsed.subcommand().commandSpec().userObject();
+        return command.settings();
+    }
+
+    @ParameterizedTest(name = "[{index}] tandem {0}")
+    @CsvSource(delimiter = '|', value = {
+            "perf write_bw -s 0                      | --size 0 is out of range: give 1..8388608 bytes",
+            "perf write_bw -s 8388609                | --size 8388609 is out of range",
+            "perf foo                                | unknown test 'foo': choose one of write_bw, write_lat, send_bw, send_lat, read_lat",
+            "perf send_lat -n 4                      | --iters 4 is out of range: give 5..100000000",
+            "perf send_bw -t 0                       | --tx-depth 0 is out of range: give 1..15000",
+            "perf write_bw -a -s 64                  | -a sweeps every size from 2 to 8388608 bytes; do not also give -s",
+            "perf write_bw --crc maybe               | --crc takes on or off, got 'maybe'",
+            "perf write_bw --baseline udp            | --baseline supports only 'tcp'",
+            "perf write_bw --poll --event            | --poll and --event exclude each other",
+            "perf write_lat --event                  | write_lat waits by polling the last byte of its receive buffer",
+            "perf write_bw --server --connect host   | --server and --connect exclude each other",
+            "perf write_bw --server                  | --server needs --local IP",
+            "perf write_bw --connect 127.0.0.1 -p 0  | --connect needs the server's port",
+            "perf write_bw --warmup -1               | --warmup -1 is negative",
+            "perf write_bw -p 70000                  | --port 70000 is out of range",
+            "perf write_bw --local 127.0.0.1         | --local and a host only apply with --server or --connect",
+            "perf                                    | Missing required parameter: 'TEST'",
+            "frobnicate                              | Unmatched argument at index 0: 'frobnicate'",
+            "''                                      | Missing command"})
+    void badInputGetsAClearMessage(String args, String message) {
+        Run r = run(args.isEmpty() ? new String[0] : args.split(" +"));
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains(message);
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void perftestDefaults() {
+        PerfSettings bw = parse("perf", "write_bw");
+        assertThat(bw.size()).isEqualTo(65536);
+        assertThat(bw.iterations()).isEqualTo(5000);
+        assertThat(bw.txDepth()).isEqualTo(128);
+        assertThat(bw.crc()).isTrue();
+        assertThat(bw.waitMode()).isEqualTo(WaitMode.POLL);
+        assertThat(bw.baselineTcp()).isFalse();
+        assertThat(bw.role()).isEqualTo(Role.LOOPBACK);
+        assertThat(bw.port()).isZero();
+        assertThat(bw.warmup()).isEqualTo(PerfSettings.DEFAULT_WARMUP);
+
+        PerfSettings lat = parse("perf", "send_lat");
+        assertThat(lat.size()).isEqualTo(2);
+        assertThat(lat.iterations()).isEqualTo(1000);
+        assertThat(parse("perf", "send_bw").iterations()).isEqualTo(1000);
+        assertThat(parse("perf", "read_lat", "--connect", "10.0.0.5").port()).isEqualTo(18515);
+    }
+
+    @Test
+    void optionsAsPerftestNamesThem() {
+        PerfSettings s = parse("perf", "send_bw", "-s", "4096", "-n", "300", "-t", "16", "--crc", "off", "-e", "--baseline", "tcp",
+                "--warmup", "7", "--server", "--local", "127.0.0.1", "-p", "19000");
+        assertThat(s).isEqualTo(new PerfSettings(PerfTest.SEND_BW, 4096, 300, 16, false, false, WaitMode.EVENT, true, 7,
+                Role.SERVER, null, "127.0.0.1", 19000));
+        assertThat(parse("perf", "WRITE_LAT", "-a").sweep()).isTrue();
+    }
+
+    @Test
+    void helpListsTheCommandsAndOptions() {
+        Run top = run("--help");
+        assertThat(top.exit()).isZero();
+        assertThat(top.out()).contains("demo").contains("perf");
+        Run perf = run("perf", "--help");
+        assertThat(perf.out()).contains("--size", "--iters", "--tx-depth", "--crc=on|off", "--baseline=tcp", "--json", "--warmup",
+                "--server", "--connect", "--poll", "--event");
+    }
+}
