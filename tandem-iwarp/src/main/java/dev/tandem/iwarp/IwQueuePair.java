@@ -401,7 +401,7 @@ final class IwQueuePair implements QueuePair {
         }
         flushSendQueue(f.headStatus(), f.vendorError());
         flushReceives();
-        if (f.terminate() != null || f.event() != null) {
+        if (f.terminate() != null || (f.event() != null && f.event() != AsyncEventType.DISCONNECTED)) {
             device.recordError(this, f);
         }
         if (f.event() != null) {

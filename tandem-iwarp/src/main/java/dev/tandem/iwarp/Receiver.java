@@ -32,7 +32,9 @@ final class Receiver {
 
     private final Connection c;
     private final IwQueuePair qp;
-    private final ByteBuffer header = ByteBuffer.allocateDirect(128);
+    /** The current FPDU's header; its twin {@link #ahead} takes the next FPDU's first bytes. */
+    private ByteBuffer header = ByteBuffer.allocateDirect(128);
+    private ByteBuffer ahead = ByteBuffer.allocateDirect(128);
     private final ByteBuffer trailer = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer[] scatter;
     private final int[] placedStart;
@@ -59,12 +61,13 @@ final class Receiver {
     Receiver(Connection c) {
         this.c = c;
         this.qp = c.qp;
-        int slots = Math.max(qp.maxReceiveSge(), 1) + 2;
+        int slots = Math.max(qp.maxReceiveSge(), 1) + 3;
         scatter = new ByteBuffer[slots];
         placedStart = new int[slots];
         viewOwners = new IwMemoryRegion[slots];
         views = new ByteBuffer[slots];
         header.clear().limit(MIN_HEADER);
+        ahead.clear().limit(MIN_HEADER);
     }
 
     /** Reads and places what the socket has; returns work done. Two reads per FPDU: 16 header bytes, then the rest. */
@@ -104,7 +107,12 @@ final class Receiver {
                 work++;
                 inBody = false;
                 boolean ok = endFpdu();
-                header.clear().limit(MIN_HEADER);
+                // the bytes read ahead become the next FPDU's header
+                ByteBuffer done = header;
+                header = ahead;
+                ahead = done;
+                ahead.clear().limit(MIN_HEADER);
+                header.limit(MIN_HEADER);
                 if (!ok) {
                     return work;
                 }
@@ -174,6 +182,8 @@ final class Receiver {
         }
         trailer.clear().limit(pad + FpduDescriptor.CRC_SIZE);
         scatter[scatterCount++] = trailer;
+        // every FPDU is at least 20 bytes, so the next one's first 16 bytes are header: read them now
+        scatter[scatterCount++] = ahead;
         return true;
     }
 
@@ -311,7 +321,7 @@ final class Receiver {
             ByteBuffer h = header.flip();
             crc.update(h);
             header.position(headerBytes);
-            for (int i = firstView; i < scatterCount - 1; i++) {
+            for (int i = firstView; i < scatterCount - 2; i++) {
                 ByteBuffer v = scatter[i];
                 int end = v.position();
                 v.position(placedStart[i]);

@@ -18,34 +18,53 @@ import java.util.zip.CRC32C;
 
 /**
  * Turns a QP's send queue, its inbound Read Requests and a pending Terminate into FPDUs and writes
- * them with one gathering write each: header, the registered memory itself, pad and CRC. Whoever
- * wins the busy flag transmits: the posting thread directly when the engine is idle, else the engine.
+ * them with gathering writes: per FPDU a header, the registered memory itself, pad and CRC; up to
+ * {@value #MAX_BATCH} FPDUs per write. Whoever wins the busy flag transmits: the posting thread
+ * directly when the engine is idle, else the engine or a polling thread.
  */
 final class Transmitter {
+    /** FPDUs gathered into one write. */
+    static final int MAX_BATCH = 16;
+    /** Bytes gathered into one write before it is issued. */
+    static final int MAX_BATCH_BYTES = 256 * 1024;
+
     private static final int MIDDLE = 1;
     private static final int MESSAGE_LAST = 2;
     private static final int READ_REQUEST = 3;
     private static final int RESPONSE_LAST = 4;
     private static final int TERMINATE = 5;
+
+    private static final int BUILT = 0;
+    private static final int NOTHING = 1;
+    private static final int WAIT = 2;
     private static final byte[] ZEROS = new byte[4];
 
     private final Connection c;
     private final IwQueuePair qp;
     private final SendQueue sq;
     private final AtomicBoolean busy = new AtomicBoolean();
-    private final ByteBuffer header = ByteBuffer.allocateDirect(128);
-    private final ByteBuffer trailer = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer[] headers = new ByteBuffer[MAX_BATCH];
+    private final ByteBuffer[] trailers = new ByteBuffer[MAX_BATCH];
+    private final int[] kinds = new int[MAX_BATCH];
+    private final int[] ends = new int[MAX_BATCH];
+    private final long[] positions = new long[MAX_BATCH];
+    private final WorkRequest[] requests = new WorkRequest[MAX_BATCH];
     private final ByteBuffer inlineView;
     private final ByteBuffer[] gather;
     private final IwMemoryRegion[] viewOwners;
     private final ByteBuffer[] views;
+    private final int slotsPerFpdu;
     private final CRC32C crc = new CRC32C();
     private final int maxTagged;
     private final int maxUntagged;
+
+    private int fpdus;
+    private int written;
+    private int gatherStart;
     private int gatherCount;
-    private boolean inFlight;
-    private int inFlightKind;
+    private long batchBytes;
     private boolean blocked;
+    private boolean terminateBuilt;
     private volatile boolean terminateSent;
     private boolean drainedSignalled;
 
@@ -65,7 +84,12 @@ final class Transmitter {
         this.sq = qp.sendQueue();
         ByteBuffer inl = sq.inlineBuffer();
         this.inlineView = inl == null ? null : inl.duplicate();
-        int slots = qp.config().maxSendSge() + 2;
+        for (int i = 0; i < MAX_BATCH; i++) {
+            headers[i] = ByteBuffer.allocateDirect(128);
+            trailers[i] = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
+        }
+        slotsPerFpdu = qp.config().maxSendSge() + 2;
+        int slots = slotsPerFpdu * MAX_BATCH;
         gather = new ByteBuffer[slots];
         viewOwners = new IwMemoryRegion[slots];
         views = new ByteBuffer[slots];
@@ -94,94 +118,73 @@ final class Transmitter {
                 break;
             }
         }
-        if (inFlight) {
+        if (written < fpdus && !qp.device().pollersActive()) {
+            // the socket is full and no application thread is polling to retry: the engine must
             qp.device().wakeEngine();
         }
         return work;
     }
 
-    /** True while an FPDU waits for socket space, or work is queued that nobody has picked up. */
-    boolean hasPendingOutput() {
-        return inFlight || (!blocked && hasWork());
+    private boolean hasWork() {
+        return c.pendingTerminate != null && !terminateSent || current != null || c.irq.peek() != null || sq.peekTx() != null;
     }
 
-    private boolean hasWork() {
-        return c.pendingTerminate != null && !terminateSent || c.irq.peek() != null || sq.peekTx() != null;
+    /** True while FPDUs wait for socket space, or work is queued that nobody has picked up. */
+    boolean hasPendingOutput() {
+        return written < fpdus || (!blocked && hasWork());
     }
 
     private int run() throws IOException {
         int work = 0;
         blocked = false;
         while (true) {
-            if (inFlight) {
+            if (written < fpdus) {
                 if (!writeOut()) {
                     blocked = true;
                     return work;
                 }
                 work++;
-                afterFpdu();
+                fpdus = 0;
+                written = 0;
+                gatherStart = 0;
+                gatherCount = 0;
+                batchBytes = 0;
             }
-            if (terminateSent || c.isClosed()) {
-                blocked = true;
+            int outcome = NOTHING;
+            while (fpdus < MAX_BATCH && batchBytes < MAX_BATCH_BYTES && gatherCount + slotsPerFpdu <= gather.length) {
+                outcome = buildNext();
+                if (outcome != BUILT) {
+                    break;
+                }
+            }
+            if (fpdus == 0) {
+                blocked = outcome == WAIT;
                 return work;
             }
-            Failure t = c.pendingTerminate;
-            if (t != null) {
-                buildTerminate(t);
-                continue;
-            }
-            if (qp.inError()) {
-                blocked = true;
-                return work;
-            }
-            if (current == null) {
-                ReadRequestQueue.Entry response = c.irq.peek();
-                if (response != null) {
-                    buildResponse(response);
-                    continue;
-                }
-                if (qp.isDraining()) {
-                    if (!drainedSignalled) {
-                        drainedSignalled = true;
-                        qp.sendQueueDrained();
-                    }
-                    blocked = true;
-                    return work;
-                }
-                drainedSignalled = false;
-                WorkRequest wr = sq.peekTx();
-                if (wr == null) {
-                    return work;
-                }
-                if (!start(wr)) {
-                    blocked = true;
-                    return work;
-                }
-                continue;
-            }
-            buildMessageSegment();
         }
     }
 
+    /** Writes what the socket takes; completes every FPDU written in full. True when the batch is out. */
     private boolean writeOut() throws IOException {
-        c.channel.write(gather, 0, gatherCount);
-        return !gather[gatherCount - 1].hasRemaining();
+        c.channel.write(gather, gatherStart, gatherCount - gatherStart);
+        while (gatherStart < gatherCount && !gather[gatherStart].hasRemaining()) {
+            gatherStart++;
+        }
+        while (written < fpdus && ends[written] < gatherStart) {
+            afterFpdu(written++);
+        }
+        return written == fpdus;
     }
 
-    private void afterFpdu() {
-        inFlight = false;
-        switch (inFlightKind) {
+    private void afterFpdu(int i) {
+        switch (kinds[i]) {
             case MESSAGE_LAST -> {
-                if (!(current instanceof WorkRequest.RdmaWrite)) {
-                    sendMsn++;
-                }
-                WorkRequest done = current;
-                current = null;
+                WorkRequest done = requests[i];
+                requests[i] = null;
                 qp.counters().sent(done);
-                sq.finish(currentPos, CompletionStatus.SUCCESS, 0);
+                sq.finish(positions[i], CompletionStatus.SUCCESS, 0);
                 sq.complete(qp.sendEmitter());
             }
-            case RESPONSE_LAST -> c.irq.pop();
             case TERMINATE -> {
                 terminateSent = true;
                 c.close();
@@ -191,38 +194,77 @@ final class Transmitter {
         }
     }
 
-    /** Starts the next request; false when it must wait (ORD reached, or a fence). */
-    private boolean start(WorkRequest wr) {
+    /** Builds the next FPDU into the batch: BUILT, NOTHING to send, or WAIT (ORD, fence, drain, error). */
+    private int buildNext() {
+        if (terminateBuilt || c.isClosed()) {
+            return WAIT;
+        }
+        Failure t = c.pendingTerminate;
+        if (t != null) {
+            buildTerminate(t);
+            terminateBuilt = true;
+            return BUILT;
+        }
+        if (qp.inError()) {
+            return WAIT;
+        }
+        while (current == null) {
+            ReadRequestQueue.Entry response = c.irq.peek();
+            if (response != null) {
+                buildResponse(response);
+                return BUILT;
+            }
+            if (qp.isDraining()) {
+                if (!drainedSignalled && fpdus == 0) {
+                    drainedSignalled = true;
+                    qp.sendQueueDrained();
+                }
+                return WAIT;
+            }
+            drainedSignalled = false;
+            WorkRequest wr = sq.peekTx();
+            if (wr == null) {
+                return NOTHING;
+            }
+            int started = start(wr);
+            if (started != NOTHING) {
+                return started;
+            }
+        }
+        buildMessageSegment();
+        return BUILT;
+    }
+
+    /**
+     * Starts the next request: a Read Request is BUILT at once, a Send or Write becomes current
+     * (NOTHING built yet), a bind or invalidate runs locally (NOTHING), or WAIT for ORD or a fence.
+     */
+    private int start(WorkRequest wr) {
         long pos = sq.txIndex();
         boolean fenced = WrFlags.has(wr.flags(), WrFlags.FENCE) && !c.orq.isEmpty();
+        if (fenced) {
+            return WAIT;
+        }
         switch (wr) {
             case WorkRequest.RdmaRead read -> {
-                if (fenced || c.orq.isFull(c.ord)) {
-                    return false;
+                if (c.orq.isFull(c.ord)) {
+                    return WAIT;
                 }
                 buildReadRequest(read);
                 c.orq.push(pos);
                 sq.advanceTx();
                 qp.counters().sent(read);
+                return BUILT;
             }
             case WorkRequest.BindWindow bind -> {
-                if (fenced) {
-                    return false;
-                }
                 sq.advanceTx();
                 qp.executeLocal(pos, bind);
             }
             case WorkRequest.LocalInvalidate inv -> {
-                if (fenced) {
-                    return false;
-                }
                 sq.advanceTx();
                 qp.executeLocal(pos, inv);
             }
             default -> {
-                if (fenced) {
-                    return false;
-                }
                 current = wr;
                 currentPos = pos;
                 currentOffset = 0;
@@ -232,7 +274,13 @@ final class Transmitter {
                 sq.advanceTx();
             }
         }
-        return true;
+        return NOTHING;
+    }
+
+    private ByteBuffer newHeader() {
+        ByteBuffer h = headers[fpdus].clear();
+        gather[gatherCount++] = h;
+        return h;
     }
 
     private void buildMessageSegment() {
@@ -242,7 +290,8 @@ final class Transmitter {
         int n = (int) Math.min(currentLength - currentOffset, max);
         boolean last = currentOffset + n == currentLength;
         int headerLength = tagged ? FpduDescriptor.TAGGED_HEADER_LENGTH : FpduDescriptor.UNTAGGED_HEADER_LENGTH;
-        ByteBuffer h = header.clear();
+        int first = gatherCount;
+        ByteBuffer h = newHeader();
         h.putShort((short) (headerLength + n));
         switch (wr) {
             case WorkRequest.RdmaWrite w -> {
@@ -259,8 +308,6 @@ final class Transmitter {
                     0, FpduDescriptor.QN_SEND, sendMsn, (int) currentOffset);
         }
         h.flip();
-        gather[0] = h;
-        gatherCount = 1;
         if (WrFlags.has(wr.flags(), WrFlags.INLINE)) {
             int start = sq.inlineOffset(currentPos) + (int) currentOffset;
             gather[gatherCount++] = inlineView.clear().position(start).limit(start + n);
@@ -268,7 +315,15 @@ final class Transmitter {
             gatherPayload(wr.sgl(), n);
         }
         currentOffset += n;
-        seal(headerLength + n, last ? MESSAGE_LAST : MIDDLE);
+        if (last) {
+            if (!tagged) {
+                sendMsn++;
+            }
+            requests[fpdus] = wr;
+            positions[fpdus] = currentPos;
+            current = null;
+        }
+        seal(first, headerLength + n, last ? MESSAGE_LAST : MIDDLE);
     }
 
     private static void untaggedHeader(ByteBuffer h, boolean last, int opcode, int invalidate, int qn, int msn, int mo) {
@@ -310,7 +365,8 @@ final class Transmitter {
 
     private void buildReadRequest(WorkRequest.RdmaRead read) {
         Sge sink = read.sgl().get(0);
-        ByteBuffer h = header.clear();
+        int first = gatherCount;
+        ByteBuffer h = newHeader();
         h.putShort((short) (FpduDescriptor.UNTAGGED_HEADER_LENGTH + 28));
         untaggedHeader(h, true, RdmapOpcode.READ_REQUEST, 0, FpduDescriptor.QN_READ_REQUEST, readMsn++, 0);
         h.putInt(sink.region().lkey());
@@ -319,23 +375,21 @@ final class Transmitter {
         h.putInt(read.rkey());
         h.putLong(read.remoteOffset());
         h.flip();
-        gather[0] = h;
-        gatherCount = 1;
-        seal(FpduDescriptor.UNTAGGED_HEADER_LENGTH + 28, READ_REQUEST);
+        seal(first, FpduDescriptor.UNTAGGED_HEADER_LENGTH + 28, READ_REQUEST);
     }
 
+    /** One FPDU of the oldest Read Response; the entry is released once its last FPDU is built. */
     private void buildResponse(ReadRequestQueue.Entry r) {
         int n = (int) Math.min(r.size - r.sent, maxTagged);
         boolean last = r.sent + n == r.size;
-        ByteBuffer h = header.clear();
+        int first = gatherCount;
+        ByteBuffer h = newHeader();
         h.putShort((short) (FpduDescriptor.TAGGED_HEADER_LENGTH + n));
         h.put((byte) FpduDescriptor.ddpControl(true, last));
         h.put((byte) FpduDescriptor.rdmapControl(RdmapOpcode.READ_RESPONSE));
         h.putInt(r.sinkStag);
         h.putLong(r.sinkTo + r.sent);
         h.flip();
-        gather[0] = h;
-        gatherCount = 1;
         if (n > 0) {
             IwMemoryRegion region = r.source.region;
             int start = (int) (r.source.base + r.sourceOffset + r.sent);
@@ -343,13 +397,17 @@ final class Transmitter {
             gatherCount++;
         }
         r.sent += n;
-        seal(FpduDescriptor.TAGGED_HEADER_LENGTH + n, last ? RESPONSE_LAST : MIDDLE);
+        if (last) {
+            c.irq.pop();
+        }
+        seal(first, FpduDescriptor.TAGGED_HEADER_LENGTH + n, last ? RESPONSE_LAST : MIDDLE);
     }
 
     private void buildTerminate(Failure f) {
         byte[] quoted = f.offending();
         int payload = TerminateDescriptor.CONTROL_SIZE + (quoted != null ? 2 + quoted.length : 0);
-        ByteBuffer h = header.clear();
+        int first = gatherCount;
+        ByteBuffer h = newHeader();
         h.putShort((short) (FpduDescriptor.UNTAGGED_HEADER_LENGTH + payload));
         untaggedHeader(h, true, RdmapOpcode.TERMINATE, 0, FpduDescriptor.QN_TERMINATE, terminateMsn++, 0);
         h.putInt(TerminateDescriptor.control(f.terminate(), quoted != null, f.rdmapIncluded()));
@@ -359,19 +417,17 @@ final class Transmitter {
             h.put(quoted);
         }
         h.flip();
-        gather[0] = h;
-        gatherCount = 1;
         current = null;
-        seal(FpduDescriptor.UNTAGGED_HEADER_LENGTH + payload, TERMINATE);
+        seal(first, FpduDescriptor.UNTAGGED_HEADER_LENGTH + payload, TERMINATE);
     }
 
-    /** Appends pad and CRC for a ULPDU of {@code ulpdu} bytes and marks the FPDU ready to write. */
-    private void seal(int ulpdu, int kind) {
+    /** Appends pad and CRC to the FPDU gathered from {@code first}, and records it in the batch. */
+    private void seal(int first, int ulpdu, int kind) {
         int pad = FpduDescriptor.padLength(ulpdu);
         int value = 0;
         if (c.crc) {
             crc.reset();
-            for (int i = 0; i < gatherCount; i++) {
+            for (int i = first; i < gatherCount; i++) {
                 ByteBuffer b = gather[i];
                 int p = b.position();
                 crc.update(b);
@@ -380,13 +436,15 @@ final class Transmitter {
             crc.update(ZEROS, 0, pad);
             value = (int) crc.getValue();
         }
-        ByteBuffer t = trailer.clear();
+        ByteBuffer t = trailers[fpdus].clear();
         t.put(ZEROS, 0, pad);
         t.putInt(value);
         t.flip();
         gather[gatherCount++] = t;
-        inFlight = true;
-        inFlightKind = kind;
+        kinds[fpdus] = kind;
+        ends[fpdus] = gatherCount - 1;
+        fpdus++;
+        batchBytes += FpduDescriptor.fpduLength(ulpdu);
         qp.counters().fpduSent(ulpdu);
     }
 }
