@@ -35,6 +35,47 @@ final class FpduBuilder {
         return b;
     }
 
+    /** A stream without a leading MPA frame: only FPDUs, as sent after the MPA exchange. */
+    static FpduBuilder fpdus(boolean crc) {
+        return new FpduBuilder(crc);
+    }
+
+    /**
+     * A stream opening with the initiator's MPA rev 2 Request (Enhanced, no markers, C flag as
+     * {@code crc}) carrying the RFC 6581 IRD/ORD words, then {@code applicationData}.
+     */
+    static FpduBuilder request(boolean crc, int ird, int ord, byte[] applicationData) {
+        byte[] pd = new byte[4 + applicationData.length];
+        pd[0] = (byte) (ird >>> 8);
+        pd[1] = (byte) ird;
+        pd[2] = (byte) (ord >>> 8);
+        pd[3] = (byte) ord;
+        System.arraycopy(applicationData, 0, pd, 4, applicationData.length);
+        FpduBuilder b = new FpduBuilder(crc);
+        b.mpaFrame("MPA ID Req Frame".getBytes(StandardCharsets.US_ASCII), 0x10 | (crc ? 0x40 : 0), 2, pd);
+        return b;
+    }
+
+    /**
+     * A stream opening with any MPA frame, byte for byte: {@code key} (16 bytes), the flags byte,
+     * the revision byte, PD_Length = {@code privateData.length}, the private data. For malformed
+     * Requests; {@code crc} only says how FPDUs appended later are framed.
+     */
+    static FpduBuilder mpa(boolean crc, byte[] key, int flags, int revision, byte[] privateData) {
+        FpduBuilder b = new FpduBuilder(crc);
+        b.mpaFrame(key, flags, revision, privateData);
+        return b;
+    }
+
+    private void mpaFrame(byte[] key, int flags, int revision, byte[] privateData) {
+        out.writeBytes(key);
+        out.write(flags);
+        out.write(revision);
+        out.write(privateData.length >>> 8);
+        out.write(privateData.length);
+        out.writeBytes(privateData);
+    }
+
     /** Current stream length: the offset at which the next FPDU starts. */
     int size() {
         return out.size();

@@ -1,0 +1,425 @@
+package dev.tandem.iwarp.wire;
+
+import dev.tandem.iwarp.IwarpConfig;
+import dev.tandem.iwarp.IwarpDevice;
+import dev.tandem.verbs.Access;
+import dev.tandem.verbs.AsyncEvent;
+import dev.tandem.verbs.AsyncEventType;
+import dev.tandem.verbs.CompletionOpcode;
+import dev.tandem.verbs.CompletionQueue;
+import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.MemoryRegion;
+import dev.tandem.verbs.ProtectionDomain;
+import dev.tandem.verbs.QpState;
+import dev.tandem.verbs.QueuePair;
+import dev.tandem.verbs.QueuePairConfig;
+import dev.tandem.verbs.ReceiveRequest;
+import dev.tandem.verbs.Sge;
+import dev.tandem.verbs.WorkCompletion;
+import dev.tandem.verbs.WorkRequest;
+import dev.tandem.verbs.WrFlags;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.function.Function;
+import java.util.stream.Stream;
+
+import static dev.tandem.verbs.AsyncEventType.QP_ACCESS_ERROR;
+import static dev.tandem.verbs.AsyncEventType.QP_FATAL;
+import static dev.tandem.verbs.AsyncEventType.QP_REQUEST_ERROR;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A live Tandem adapter against a hand-driven peer. The adapter (127.0.1.20) listens; an
+ * application thread accepts each request onto a fresh QP whose region rkeys go out as private
+ * data. A raw {@link java.nio.channels.SocketChannel} from 127.0.1.21 does the MPA exchange byte by
+ * byte, then sends one malformed FPDU per case and reads what the engine answers: exactly one
+ * Terminate with the layer/type/code of RFC 5040/5041/5044 (quoting the offending headers
+ * correctly when it quotes them), then the end of the stream. The application's QP must be in
+ * ERROR with the async event the code implies, and the adapter must go on serving a second,
+ * well-behaved connection (a Tandem initiator on 127.0.1.22, connected before the fault) both
+ * ways. A positive case proves the raw framing right: the peer's Send, RDMA Write and Read Request
+ * are placed and answered.
+ */
+@Timeout(60)
+class LiveEngineMalformedFrameTest {
+    private static final String SERVER_IP = "127.0.1.20";
+    private static final String RAW_IP = "127.0.1.21";
+    private static final String CLIENT_IP = "127.0.1.22";
+    /** Index 0x7FFFFF lies beyond the adapter's STag table: no such region or window. */
+    private static final int UNKNOWN_STAG = 0x7FFF_FF00;
+    /** The raw peer's own sink STag for Read Responses (a peer's name, never looked up by Tandem). */
+    private static final int PEER_SINK_STAG = 0x00AB_CD01;
+    private static final long PEER_SINK_TO = 0x1_0000_0100L;
+    private static final int RECEIVE_WR_ID = 77;
+    /** IRD/ORD the raw peer offers: Tandem may then serve its Read Requests. */
+    private static final int PEER_IRD = 4;
+    private static final int PEER_ORD = 4;
+
+    /** What the raw peer learned in the MPA exchange. */
+    record Peer(boolean crc, int rkey, int readOnlyRkey) {
+    }
+
+    /**
+     * One malformed input: the Terminate it must draw (null when the stream is cut instead), the
+     * async event that code implies (Failure.eventFor: protection codes raise QP_ACCESS_ERROR, codes
+     * whose completion status is REM_INV_REQ_ERR raise QP_REQUEST_ERROR, LLP and the rest QP_FATAL),
+     * the receive the application posts first (0: none) and the bytes.
+     */
+    enum Case {
+        BAD_CRC(TerminateCode.LLP_CRC, QP_FATAL, 64,
+                p -> corruptCrc(FpduBuilder.fpdus(p.crc()).send(1, payload(32)).bytes())),
+        BAD_DDP_VERSION_UNTAGGED(TerminateCode.DDP_UNTAGGED_INVALID_VERSION, QP_REQUEST_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.untagged(0x42, 0x43, 0, 0, 1, 0, payload(32))).bytes()),
+        BAD_DDP_VERSION_TAGGED(TerminateCode.DDP_TAGGED_INVALID_VERSION, QP_REQUEST_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.tagged(0xC2, 0x40, p.rkey(), 0, payload(32))).bytes()),
+        BAD_RDMAP_VERSION(TerminateCode.RDMAP_INVALID_VERSION, QP_REQUEST_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.untagged(0x41, 0x83, 0, 0, 1, 0, payload(32))).bytes()),
+        UNKNOWN_OPCODE_9(TerminateCode.RDMAP_UNEXPECTED_OPCODE, QP_REQUEST_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.untagged(0x41, 0x49, 0, 0, 1, 0, payload(32))).bytes()),
+        SEND_MSN_2_FIRST(TerminateCode.DDP_UNTAGGED_MSN_RANGE, QP_REQUEST_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).send(2, payload(32)).bytes()),
+        SEND_WITHOUT_RECEIVE(TerminateCode.DDP_UNTAGGED_NO_BUFFER, QP_FATAL, 0,
+                p -> FpduBuilder.fpdus(p.crc()).send(1, payload(32)).bytes()),
+        SEND_LONGER_THAN_RECEIVE(TerminateCode.DDP_UNTAGGED_TOO_LONG, QP_REQUEST_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).send(1, payload(128)).bytes()),
+        INVALID_QN_5(TerminateCode.DDP_UNTAGGED_INVALID_QN, QP_REQUEST_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.untagged(0x41, 0x43, 5, 0, 1, 0, payload(32))).bytes()),
+        ULPDU_SHORTER_THAN_HEADER(TerminateCode.DDP_CATASTROPHIC, QP_FATAL, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(Arrays.copyOf(FpduBuilder.untagged(0x41, 0x43, 0, 0, 1, 0, new byte[0]), 10)).bytes()),
+        WRITE_UNKNOWN_STAG(TerminateCode.DDP_TAGGED_INVALID_STAG, QP_ACCESS_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).write(UNKNOWN_STAG, 0, true, payload(32)).bytes()),
+        WRITE_WRONG_KEY(TerminateCode.DDP_TAGGED_INVALID_STAG, QP_ACCESS_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).write(p.rkey() ^ 0x5A, 0, true, payload(32)).bytes()),
+        WRITE_OUT_OF_BOUNDS(TerminateCode.DDP_TAGGED_BASE_BOUNDS, QP_ACCESS_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).write(p.rkey(), Responder.REGION_LENGTH - 16, true, payload(32)).bytes()),
+        WRITE_WITHOUT_REMOTE_WRITE(TerminateCode.RDMAP_ACCESS_RIGHTS, QP_ACCESS_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).write(p.readOnlyRkey(), 0, true, payload(32)).bytes()),
+        READ_BAD_SOURCE_STAG(TerminateCode.RDMAP_INVALID_STAG, QP_ACCESS_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).readRequest(1, PEER_SINK_STAG, PEER_SINK_TO, 64, UNKNOWN_STAG, 0).bytes()),
+        READ_OUT_OF_BOUNDS(TerminateCode.RDMAP_BASE_BOUNDS, QP_ACCESS_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).readRequest(1, PEER_SINK_STAG, PEER_SINK_TO, 64, p.rkey(), Responder.REGION_LENGTH - 16)
+                        .bytes()),
+        /** Half of an 88-byte Send FPDU (its header and part of the payload), then FIN. */
+        TRUNCATED_IN_PAYLOAD(null, QP_FATAL, 64,
+                p -> Arrays.copyOf(FpduBuilder.fpdus(p.crc()).send(1, payload(64)).bytes(), 44)),
+        /** Ten bytes of a Send FPDU (inside the DDP header), then FIN. */
+        TRUNCATED_IN_HEADER(null, QP_FATAL, 64,
+                p -> Arrays.copyOf(FpduBuilder.fpdus(p.crc()).send(1, payload(64)).bytes(), 10));
+
+        final TerminateCode code;
+        final AsyncEventType event;
+        final int receiveLength;
+        final Function<Peer, byte[]> bytes;
+
+        Case(TerminateCode code, AsyncEventType event, int receiveLength, Function<Peer, byte[]> bytes) {
+            this.code = code;
+            this.event = event;
+            this.receiveLength = receiveLength;
+            this.bytes = bytes;
+        }
+    }
+
+    static Stream<Arguments> cases() {
+        List<Arguments> all = new ArrayList<>();
+        for (boolean crc : new boolean[] {true, false}) {
+            for (Case c : Case.values()) {
+                if (c != Case.BAD_CRC || crc) {
+                    all.add(Arguments.of(c, crc));
+                }
+            }
+        }
+        return all.stream();
+    }
+
+    @ParameterizedTest(name = "{0} crc={1}")
+    @MethodSource("cases")
+    void malformedFpduDrawsOneTerminateAndTheAdapterServesOn(Case c, boolean crc) {
+        try (Rig rig = new Rig(crc); RawPeer peer = RawPeer.connect(RAW_IP, rig.server.address())) {
+            Responder.Accepted bad = rig.connectRaw(peer);
+            Peer p = new Peer(crc, bad.region().rkey(), bad.readOnly().rkey());
+            if (c.receiveLength > 0) {
+                bad.qp().postReceive(new ReceiveRequest(RECEIVE_WR_ID, new Sge(bad.region(), 4096, c.receiveLength)));
+            }
+            byte[] sent = c.bytes.apply(p);
+            peer.send(sent);
+
+            RawPeer.Close close;
+            if (c.code == null) {
+                peer.shutdownOutput();
+                close = peer.awaitClose("a truncated FPDU and end of stream (no Terminate expected)");
+            } else {
+                byte[] term = peer.readFpdu("Terminate for " + c);
+                checkTerminate(term, crc, c.code, Arrays.copyOfRange(sent, 2, sent.length), c.toString());
+                close = peer.awaitClose("the Terminate");
+            }
+            assertThat(close).as("how the engine closed the stream after " + c).isEqualTo(RawPeer.Close.EOF);
+
+            AsyncEvent e = rig.server.awaitEvent(bad.qp(), "the faulted QP");
+            assertThat(e.type()).as("async event for %s (%s)", c, e.detail()).isEqualTo(c.event);
+            assertThat(bad.qp().state()).isEqualTo(QpState.ERROR);
+            if (c.receiveLength > 0) {
+                WorkCompletion r = Responder.awaitCompletion(bad.cq(), "the receive posted before " + c);
+                assertThat(r.wrId()).isEqualTo(RECEIVE_WR_ID);
+                assertThat(r.opcode()).isEqualTo(CompletionOpcode.RECV);
+                if (c == Case.SEND_LONGER_THAN_RECEIVE) {
+                    assertThat(r.status()).as(r.toString()).isEqualTo(CompletionStatus.LOC_LEN_ERR);
+                    assertThat(r.byteLength()).isEqualTo(128);
+                    assertThat(TerminateCode.fromBits(r.vendorError())).isEqualTo(TerminateCode.DDP_UNTAGGED_TOO_LONG);
+                } else {
+                    assertThat(r.status()).as("nothing is delivered from a faulted stream: %s", r).isEqualTo(CompletionStatus.WR_FLUSH_ERR);
+                }
+            }
+            rig.assertGoodConnectionServes("after " + c);
+        }
+    }
+
+    /** Raw framing check: a valid Send, RDMA Write and Read Request from the raw peer are placed and answered. */
+    @ParameterizedTest(name = "crc={0}")
+    @ValueSource(booleans = {true, false})
+    void validSendWriteAndReadFromTheRawPeerArePlacedAndAnswered(boolean crc) {
+        try (Rig rig = new Rig(crc); RawPeer peer = RawPeer.connect(RAW_IP, rig.server.address())) {
+            Responder.Accepted a = rig.connectRaw(peer);
+            a.qp().postReceive(new ReceiveRequest(1, new Sge(a.region(), 4096, 64)));
+            a.qp().postReceive(new ReceiveRequest(2, new Sge(a.region(), 4160, 64)));
+            byte[] first = payload(45);
+            byte[] written = payload(33);
+            byte[] second = Arrays.copyOfRange(payload(20), 13, 20);
+            // Odd lengths: every FPDU needs pad bytes, which the CRC covers.
+            peer.send(FpduBuilder.fpdus(crc).send(1, first).write(a.region().rkey(), 100, true, written).send(2, second).bytes());
+
+            WorkCompletion r1 = Responder.awaitCompletion(a.cq(), "the raw peer's first Send");
+            assertThat(r1.status()).as(r1.toString()).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(r1.wrId()).isEqualTo(1);
+            assertThat(r1.byteLength()).isEqualTo(45);
+            WorkCompletion r2 = Responder.awaitCompletion(a.cq(), "the raw peer's second Send");
+            assertThat(r2.status()).as(r2.toString()).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(r2.wrId()).isEqualTo(2);
+            assertThat(r2.byteLength()).isEqualTo(7);
+            MemorySegment mem = a.region().segment();
+            assertThat(bytes(mem, 4096, 45)).isEqualTo(first);
+            assertThat(bytes(mem, 4160, 7)).isEqualTo(second);
+            // The Write was placed before the later Send was delivered (RFC 5040 ordering).
+            assertThat(bytes(mem, 100, 33)).isEqualTo(written);
+
+            // A Read Request for 50 bytes from TO 90: one Read Response to the peer's sink.
+            peer.send(FpduBuilder.fpdus(crc).readRequest(1, PEER_SINK_STAG, PEER_SINK_TO, 50, a.region().rkey(), 90).bytes());
+            byte[] response = peer.readFpdu("Read Response");
+            Fpdu f = FpduDecoder.decodeFpdu(response, 0, response.length, crc ? FpduDecoder.CrcMode.VERIFY : FpduDecoder.CrcMode.NOT_USED);
+            assertThat(f.opcode()).as(f.describe()).isEqualTo(RdmapOpcode.READ_RESPONSE);
+            assertThat(f.tagged()).isTrue();
+            assertThat(f.last()).isTrue();
+            assertThat(f.stag()).isEqualTo(PEER_SINK_STAG);
+            assertThat(f.to()).isEqualTo(PEER_SINK_TO);
+            assertThat(Arrays.copyOfRange(response, f.payloadOffset(), f.payloadOffset() + f.payloadLength())).isEqualTo(bytes(mem, 90, 50));
+            if (!crc) {
+                assertThat(f.crc()).as("CRC field without CRC").isZero();
+            }
+            assertThat(a.qp().state()).isEqualTo(QpState.RTS);
+            assertThat(rig.server.drainEvents()).noneMatch(ev -> ev.resource() == a.qp() && ev.type() != AsyncEventType.COMMUNICATION_ESTABLISHED);
+
+            // An orderly end of stream from the peer: DISCONNECTED, and the engine closes its side too.
+            peer.shutdownOutput();
+            assertThat(peer.awaitClose("the peer's FIN")).isEqualTo(RawPeer.Close.EOF);
+            assertThat(rig.server.awaitEvent(a.qp(), "the peer's FIN").type()).isEqualTo(AsyncEventType.DISCONNECTED);
+            rig.assertGoodConnectionServes("after the raw peer disconnected");
+        }
+    }
+
+    /** Without negotiated CRC the field is present but not checked (siw's plain streams carry zero there). */
+    @ParameterizedTest(name = "crcField=0x{0}")
+    @ValueSource(strings = {"00000000", "deadbeef"})
+    void crcFieldIsIgnoredWhenCrcIsNotNegotiated(String crcField) {
+        try (Rig rig = new Rig(false); RawPeer peer = RawPeer.connect(RAW_IP, rig.server.address())) {
+            Responder.Accepted a = rig.connectRaw(peer);
+            a.qp().postReceive(new ReceiveRequest(1, new Sge(a.region(), 0, 64)));
+            byte[] fpdu = FpduBuilder.fpdus(false).send(1, payload(32)).bytes();
+            System.arraycopy(HexFormat.of().parseHex(crcField), 0, fpdu, fpdu.length - 4, 4);
+            peer.send(fpdu);
+            WorkCompletion r = Responder.awaitCompletion(a.cq(), "the Send");
+            assertThat(r.status()).as(r.toString()).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(r.byteLength()).isEqualTo(32);
+            assertThat(a.qp().state()).isEqualTo(QpState.RTS);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+
+    /**
+     * Checks that {@code fpdu} is a well-formed Terminate (RFC 5040 section 4.8: untagged, L, queue
+     * 2, MSN 1, MO 0) with {@code code}; when it quotes headers they must be the offending ones.
+     */
+    static Fpdu.Terminate checkTerminate(byte[] fpdu, boolean crc, TerminateCode code, byte[] offendingUlpdu, String what) {
+        Fpdu f = FpduDecoder.decodeFpdu(fpdu, 0, fpdu.length, crc ? FpduDecoder.CrcMode.VERIFY : FpduDecoder.CrcMode.NOT_USED);
+        String d = what + ": " + f.describe() + " " + HexFormat.of().formatHex(fpdu);
+        assertThat(f.opcode()).as(d).isEqualTo(RdmapOpcode.TERMINATE);
+        assertThat(f.tagged()).as(d).isFalse();
+        assertThat(f.last()).as(d).isTrue();
+        assertThat(f.qn()).as(d).isEqualTo(FpduDescriptor.QN_TERMINATE);
+        assertThat(f.msn()).as(d).isEqualTo(1);
+        assertThat(f.mo()).as(d).isZero();
+        assertThat(f.rsvdUlp()).as(d).isZero();
+        if (!crc) {
+            assertThat(f.crc()).as("CRC field without CRC: " + d).isZero();
+        }
+        Fpdu.Terminate t = f.terminate();
+        assertThat(t.code()).as("Terminate code: " + d).isEqualTo(code);
+        assertThat(t.control() & 0x1FFF).as("reserved bits of the Terminate control word: " + d).isZero();
+        byte[] payload = Arrays.copyOfRange(fpdu, f.payloadOffset(), f.payloadOffset() + f.payloadLength());
+        if (!t.m() && !t.d() && !t.r()) {
+            assertThat(payload).as("a Terminate that quotes nothing is the control word only: " + d).hasSize(4);
+            return t;
+        }
+        assertThat(t.d()).as("M or R without D: " + d).isTrue();
+        assertThat(t.m()).as("D without M (DDP Segment Length valid): " + d).isTrue();
+        boolean tagged = (offendingUlpdu[0] & 0x80) != 0;
+        int ddpHeader = tagged ? FpduDescriptor.TAGGED_HEADER_LENGTH : FpduDescriptor.UNTAGGED_HEADER_LENGTH;
+        int rdmapHeader = t.r() ? ReadRequestDescriptor.LENGTH : 0;
+        assertThat(payload).as("control, DDP segment length, quoted headers: " + d).hasSize(4 + 2 + ddpHeader + rdmapHeader);
+        assertThat(Arrays.copyOfRange(payload, 6, 6 + ddpHeader)).as("quoted DDP header: " + d)
+                .isEqualTo(Arrays.copyOf(offendingUlpdu, ddpHeader));
+        if (t.r()) {
+            assertThat(Arrays.copyOfRange(payload, 6 + ddpHeader, payload.length)).as("quoted Read Request header: " + d)
+                    .isEqualTo(Arrays.copyOfRange(offendingUlpdu, ddpHeader, ddpHeader + rdmapHeader));
+        }
+        return t;
+    }
+
+    static byte[] payload(int n) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) (i * 7 + 3);
+        }
+        return b;
+    }
+
+    /** Flips bits of the last CRC byte of a one-FPDU stream. */
+    static byte[] corruptCrc(byte[] fpdu) {
+        fpdu[fpdu.length - 1] ^= 0x5A;
+        return fpdu;
+    }
+
+    static byte[] bytes(MemorySegment s, long offset, int n) {
+        return s.asSlice(offset, n).toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    private static void fill(MemorySegment s, long offset, int n, int seed) {
+        for (int i = 0; i < n; i++) {
+            s.set(ValueLayout.JAVA_BYTE, offset + i, (byte) (seed + i * 13));
+        }
+    }
+
+    /**
+     * The adapter under test with its listener and application thread, and a well-behaved Tandem
+     * initiator (its own adapter) connected to it before anything else happens.
+     */
+    private static final class Rig implements AutoCloseable {
+        final boolean crc;
+        final Responder server;
+        final IwarpDevice client;
+        final CompletionQueue clientCq;
+        final MemoryRegion clientRegion;
+        final QueuePair clientQp;
+        final Responder.Accepted good;
+
+        Rig(boolean crc) {
+            this.crc = crc;
+            server = new Responder(SERVER_IP, crc);
+            client = IwarpDevice.open(IwarpConfig.of(CLIENT_IP).withCrc(crc));
+            ProtectionDomain pd = client.allocateProtectionDomain();
+            clientCq = client.createCompletionQueue(256);
+            clientRegion = pd.registerMemory(server.arena.allocate(8192, 64), Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ);
+            clientQp = pd.createQueuePair(QueuePairConfig.of(clientCq));
+            var accepted = server.acceptNext();
+            byte[] rkeys = clientQp.connect(server.address(), new byte[0], Responder.WAIT);
+            good = Responder.await(accepted, "accepting the well-behaved connection");
+            assertThat(ByteBuffer.wrap(rkeys).getInt()).isEqualTo(good.region().rkey());
+        }
+
+        /** The raw peer's MPA exchange: rev 2 Enhanced Request with IRD/ORD words and C per variant; checks the Reply. */
+        Responder.Accepted connectRaw(RawPeer peer) {
+            var accepted = server.acceptNext();
+            peer.send(FpduBuilder.request(crc, PEER_IRD, PEER_ORD, new byte[0]).bytes());
+            RawPeer.Reply reply = peer.readReply();
+            Responder.Accepted a = Responder.await(accepted, "accepting the raw peer");
+            assertThat(reply.key()).as(reply.toString()).isEqualTo("MPA ID Rep Frame");
+            assertThat(reply.revision()).as(reply.toString()).isEqualTo(2);
+            assertThat(reply.enhanced()).as(reply.toString()).isTrue();
+            assertThat(reply.reject()).as(reply.toString()).isFalse();
+            assertThat(reply.markers()).as(reply.toString()).isFalse();
+            assertThat(reply.crc()).as(reply.toString()).isEqualTo(crc);
+            assertThat(reply.pdLength()).as(reply.toString()).isEqualTo(12);
+            ByteBuffer keys = ByteBuffer.wrap(reply.applicationData());
+            assertThat(keys.getInt()).isEqualTo(a.region().rkey());
+            assertThat(keys.getInt()).isEqualTo(a.readOnly().rkey());
+            assertThat(reply.ird()).as("IRD offered to the raw peer").isEqualTo(Math.min(PEER_ORD, a.qp().config().ird()));
+            assertThat(reply.ord()).as("ORD offered to the raw peer").isEqualTo(Math.min(PEER_IRD, a.qp().config().ord()));
+            return a;
+        }
+
+        /** The well-behaved connection still carries Sends and RDMA Writes both ways, and the engine thread lives. */
+        void assertGoodConnectionServes(String when) {
+            assertThat(server.device.isEngineRunning()).as("engine thread %s %s", server.device.engineThreadName(), when).isTrue();
+            assertThat(good.qp().state()).as("well-behaved QP " + when).isEqualTo(QpState.RTS);
+            assertThat(clientQp.state()).as("well-behaved initiator QP " + when).isEqualTo(QpState.RTS);
+            MemorySegment clientMem = clientRegion.segment();
+            MemorySegment goodMem = good.region().segment();
+
+            // Initiator → adapter under test: RDMA Write, then a Send whose arrival proves the Write was placed.
+            fill(clientMem, 0, 64, 11);
+            good.qp().postReceive(new ReceiveRequest(1, new Sge(good.region(), 4096, 64)));
+            clientQp.postSend(new WorkRequest.RdmaWrite(10, new Sge(clientRegion, 0, 64), 1024, good.region().rkey(), WrFlags.SIGNALED));
+            clientQp.postSend(new WorkRequest.Send(11, new Sge(clientRegion, 0, 24), WrFlags.SIGNALED));
+            for (long wrId : new long[] {10, 11}) {
+                WorkCompletion w = Responder.awaitCompletion(clientCq, "initiator request " + wrId + " " + when);
+                assertThat(w.status()).as(w.toString()).isEqualTo(CompletionStatus.SUCCESS);
+                assertThat(w.wrId()).isEqualTo(wrId);
+            }
+            WorkCompletion r = Responder.awaitCompletion(good.cq(), "the well-behaved receive " + when);
+            assertThat(r.status()).as(r.toString()).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(r.byteLength()).isEqualTo(24);
+            assertThat(bytes(goodMem, 4096, 24)).isEqualTo(bytes(clientMem, 0, 24));
+            assertThat(bytes(goodMem, 1024, 64)).isEqualTo(bytes(clientMem, 0, 64));
+
+            // Adapter under test → initiator: its transmitter works too.
+            fill(goodMem, 0, 64, 23);
+            clientQp.postReceive(new ReceiveRequest(2, new Sge(clientRegion, 4096, 64)));
+            good.qp().postSend(new WorkRequest.RdmaWrite(20, new Sge(good.region(), 0, 64), 2048, clientRegion.rkey(), WrFlags.SIGNALED));
+            good.qp().postSend(new WorkRequest.Send(21, new Sge(good.region(), 0, 40), WrFlags.SIGNALED));
+            for (long wrId : new long[] {20, 21}) {
+                WorkCompletion w = Responder.awaitCompletion(good.cq(), "well-behaved request " + wrId + " " + when);
+                assertThat(w.status()).as(w.toString()).isEqualTo(CompletionStatus.SUCCESS);
+                assertThat(w.wrId()).isEqualTo(wrId);
+            }
+            WorkCompletion r2 = Responder.awaitCompletion(clientCq, "the initiator's receive " + when);
+            assertThat(r2.status()).as(r2.toString()).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(r2.byteLength()).isEqualTo(40);
+            assertThat(bytes(clientMem, 4096, 40)).isEqualTo(bytes(goodMem, 0, 40));
+            assertThat(bytes(clientMem, 2048, 64)).isEqualTo(bytes(goodMem, 0, 64));
+
+            assertThat(server.drainEvents()).as("events on the adapter under test " + when)
+                    .noneMatch(e -> e.resource() == good.qp() && e.type() != AsyncEventType.COMMUNICATION_ESTABLISHED);
+            AsyncEvent ce;
+            while ((ce = client.pollAsyncEvent(java.time.Duration.ZERO)) != null) {
+                assertThat(ce.type()).as("event on the initiator " + when + ": " + ce).isEqualTo(AsyncEventType.COMMUNICATION_ESTABLISHED);
+            }
+            assertThat(server.device.isEngineRunning()).as("engine thread " + when).isTrue();
+        }
+
+        @Override
+        public void close() {
+            client.close();
+            server.close();
+        }
+    }
+}
