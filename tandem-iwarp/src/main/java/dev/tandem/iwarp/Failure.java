@@ -9,6 +9,7 @@ import dev.tandem.verbs.CompletionStatus;
  * the status of the oldest transmitted request, the async event and a sentence for humans.
  *
  * @param terminate     Terminate to send to the peer, or null
+ * @param segmentLength length of the offending DDP segment (its ULPDU_LENGTH), quoted with the headers
  * @param offending     the offending DDP (and RDMAP) header bytes to quote in the Terminate, or null
  * @param rdmapIncluded {@code offending} ends with the 28-byte Read Request header
  * @param headStatus    status for the oldest request already on the wire, or null for WR_FLUSH_ERR
@@ -16,30 +17,30 @@ import dev.tandem.verbs.CompletionStatus;
  * @param event         async event to raise, or null
  * @param detail        what happened
  */
-record Failure(TerminateCode terminate, byte[] offending, boolean rdmapIncluded, CompletionStatus headStatus,
+record Failure(TerminateCode terminate, int segmentLength, byte[] offending, boolean rdmapIncluded, CompletionStatus headStatus,
                int vendorError, AsyncEventType event, String detail) {
 
     /** A fault this side found in what the peer sent: answer with a Terminate. */
-    static Failure detected(TerminateCode code, byte[] offending, boolean rdmapIncluded, String detail) {
-        return new Failure(code, offending, rdmapIncluded, null, code.bits(), eventFor(code), detail + ": " + code.describe());
+    static Failure detected(TerminateCode code, int segmentLength, byte[] offending, boolean rdmapIncluded, String detail) {
+        return new Failure(code, segmentLength, offending, rdmapIncluded, null, code.bits(), eventFor(code), detail + ": " + code.describe());
     }
 
     /** The peer sent us a Terminate. */
     static Failure received(TerminateCode code, int bits) {
         CompletionStatus status = code == null ? CompletionStatus.REM_OP_ERR : statusFor(code);
         String what = code == null ? String.format("unknown code 0x%04x", bits) : code.describe();
-        return new Failure(null, null, false, status, bits, code == null ? AsyncEventType.QP_FATAL : eventFor(code),
+        return new Failure(null, 0, null, false, status, bits, code == null ? AsyncEventType.QP_FATAL : eventFor(code),
                 "peer sent Terminate " + what);
     }
 
     /** The connection went away under us. */
     static Failure lost(AsyncEventType event, String detail) {
-        return new Failure(null, null, false, null, 0, event, detail);
+        return new Failure(null, 0, null, false, null, 0, event, detail);
     }
 
     /** The consumer asked for ERROR (modify or disconnect). */
     static Failure local(String detail) {
-        return new Failure(null, null, false, null, 0, null, detail);
+        return new Failure(null, 0, null, false, null, 0, null, detail);
     }
 
     static CompletionStatus statusFor(TerminateCode code) {

@@ -88,6 +88,15 @@ final class IwListener implements Listener {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             remote = (InetSocketAddress) ch.getRemoteAddress();
             MpaFrame request = Mpa.read(ch, false, (int) device.config().connectTimeoutMs());
+            try {
+                request.enhancedParameters();
+            } catch (MpaException e) {
+                // RFC 6581: an Enhanced Request must carry the IRD/ORD words; refuse it as siw does
+                Mpa.write(ch, new MpaFrame(true, false, request.crc(), true, false, request.revision(), new byte[0]));
+                Mpa.closeQuietly(ch);
+                device.logger().log(System.Logger.Level.INFO, "refused " + remote + ": " + e.getMessage());
+                return;
+            }
             if (request.markers()) {
                 Mpa.write(ch, Mpa.reply(request, device.config().crc(), 0, 0, new byte[0], true));
                 Mpa.closeQuietly(ch);

@@ -439,7 +439,7 @@ final class Receiver {
         }
         qp.counters().countMalformed();
         flushReceive(CompletionStatus.WR_FLUSH_ERR);
-        qp.fail(Failure.detected(code, offending, withRdmap, what));
+        qp.fail(Failure.detected(code, ulpdu, offending, withRdmap, what));
         return false;
     }
 

@@ -412,8 +412,8 @@ final class Transmitter {
         untaggedHeader(h, true, RdmapOpcode.TERMINATE, 0, FpduDescriptor.QN_TERMINATE, terminateMsn++, 0);
         h.putInt(TerminateDescriptor.control(f.terminate(), quoted != null, f.rdmapIncluded()));
         if (quoted != null) {
-            int ddpLength = f.rdmapIncluded() ? quoted.length - 28 : quoted.length;
-            h.putShort((short) ddpLength);
+            // RFC 5040 section 4.8: the length of the DDP segment that caused the error
+            h.putShort((short) f.segmentLength());
             h.put(quoted);
         }
         h.flip();

@@ -160,7 +160,7 @@ class LiveEngineMalformedFrameTest {
                 close = peer.awaitClose("a truncated FPDU and end of stream (no Terminate expected)");
             } else {
                 byte[] term = peer.readFpdu("Terminate for " + c);
-                checkTerminate(term, crc, c.code, Arrays.copyOfRange(sent, 2, sent.length), c.toString());
+                checkTerminate(term, crc, c.code, Arrays.copyOfRange(sent, 2, 2 + (((sent[0] & 0xFF) << 8) | (sent[1] & 0xFF))), c.toString());
                 close = peer.awaitClose("the Terminate");
             }
             assertThat(close).as("how the engine closed the stream after " + c).isEqualTo(RawPeer.Close.EOF);
@@ -286,6 +286,9 @@ class LiveEngineMalformedFrameTest {
         int ddpHeader = tagged ? FpduDescriptor.TAGGED_HEADER_LENGTH : FpduDescriptor.UNTAGGED_HEADER_LENGTH;
         int rdmapHeader = t.r() ? ReadRequestDescriptor.LENGTH : 0;
         assertThat(payload).as("control, DDP segment length, quoted headers: " + d).hasSize(4 + 2 + ddpHeader + rdmapHeader);
+        assertThat(((payload[4] & 0xFF) << 8) | (payload[5] & 0xFF))
+                .as("DDP Segment Length = the offending segment's ULPDU_LENGTH (RFC 5040 section 4.8): " + d)
+                .isEqualTo(offendingUlpdu.length);
         assertThat(Arrays.copyOfRange(payload, 6, 6 + ddpHeader)).as("quoted DDP header: " + d)
                 .isEqualTo(Arrays.copyOf(offendingUlpdu, ddpHeader));
         if (t.r()) {

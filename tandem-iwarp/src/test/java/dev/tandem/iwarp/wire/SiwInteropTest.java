@@ -8,6 +8,7 @@ import dev.tandem.verbs.ReceiveRequest;
 import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkCompletion;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -180,7 +181,7 @@ class SiwInteropTest {
 
             byte[] term = peer.readFpdu("Terminate for a zero CRC");
             LiveEngineMalformedFrameTest.checkTerminate(term, true, TerminateCode.LLP_CRC,
-                    Arrays.copyOfRange(firstSend, 2, firstSend.length), "zero CRC under negotiated CRC");
+                    Arrays.copyOfRange(firstSend, 2, 2 + first.ulpduLength()), "zero CRC under negotiated CRC");
             assertThat(peer.awaitClose("the Terminate")).isEqualTo(RawPeer.Close.EOF);
             WorkCompletion wc = Responder.awaitCompletion(a.cq(), "the posted receive");
             assertThat(wc.status()).as(wc.toString()).isEqualTo(CompletionStatus.WR_FLUSH_ERR);
@@ -240,6 +241,23 @@ class SiwInteropTest {
                 peer.send(bad);
                 RawPeer.Close close = peer.awaitClose("a Request with " + what + " (" + HexFormat.of().formatHex(bad) + ")");
                 assertThat(close).as("the stream ends without a Reply").isIn(RawPeer.Close.EOF, RawPeer.Close.RESET);
+            }
+            assertNextValidRequestIsAccepted(server, accepting, valid);
+        }
+    }
+
+    /** An Enhanced Request too short for the RFC 6581 IRD/ORD words is refused with R set (as siw does), never queued. */
+    @Test
+    void enhancedRequestWithoutIrdOrdWordsIsRejected() {
+        byte[] valid = mpaRequest(load("plain-s6-client.bin"));
+        byte[] shortPd = FpduBuilder.mpa(false, "MPA ID Req Frame".getBytes(StandardCharsets.US_ASCII), 0x10, 2, new byte[2]).bytes();
+        try (Responder server = new Responder(SERVER_IP, true)) {
+            var accepting = server.acceptNext();
+            try (RawPeer peer = RawPeer.connect(RAW_IP, server.address())) {
+                peer.send(shortPd);
+                RawPeer.Reply reply = peer.readReply();
+                assertThat(reply.reject()).as("Reply to an Enhanced Request with 2 bytes of private data: " + reply).isTrue();
+                assertThat(peer.awaitClose("the refused Enhanced Request")).isIn(RawPeer.Close.EOF, RawPeer.Close.RESET);
             }
             assertNextValidRequestIsAccepted(server, accepting, valid);
         }
