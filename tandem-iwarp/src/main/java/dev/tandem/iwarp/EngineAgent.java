@@ -120,6 +120,11 @@ final class EngineAgent implements IdleStrategy.Waiter {
                 int work = registerNew();
                 IwarpDevice[] ds = snapshot;
                 for (IwarpDevice d : ds) {
+                    if (d.pollersActive()) {
+                        // an application thread drives this adapter from its polls: competing for
+                        // the progress lock on 2 cores only gets the lock holder descheduled
+                        continue;
+                    }
                     try {
                         work += d.progress();
                     } catch (RuntimeException | Error e) {

@@ -189,7 +189,7 @@ final class IwCompletionQueue implements CompletionQueue {
         if (closed) {
             throw new ResourceClosedException("completion queue is closed");
         }
-        device.wakeEngine();
+        device.pollerLeaving();
         waitLock.lock();
         try {
             waiters++;

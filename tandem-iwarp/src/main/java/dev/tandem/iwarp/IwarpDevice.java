@@ -56,7 +56,7 @@ public final class IwarpDevice implements RdmaDevice {
     private volatile IwQueuePair[] active = new IwQueuePair[0];
     private volatile boolean closed;
     /** When an application thread last drove progress from an empty poll (System.nanoTime). */
-    private volatile long lastPollProgress;
+    private volatile long lastPollProgress = System.nanoTime() - 1_000_000_000L;
     private volatile PortState portState = PortState.ACTIVE;
 
     /** One distinct error with how often it happened (until the RAS error log takes over). */
@@ -291,9 +291,16 @@ public final class IwarpDevice implements RdmaDevice {
         return progress();
     }
 
+    /** A thread stops polling to block: the engine takes the adapter over at once. */
+    void pollerLeaving() {
+        lastPollProgress = 0;
+        agent.wake();
+    }
+
     /** True while application threads drive progress themselves (they polled within the last millisecond). */
     boolean pollersActive() {
-        return System.nanoTime() - lastPollProgress < 1_000_000;
+        long last = lastPollProgress;
+        return last != 0 && System.nanoTime() - last < 1_000_000;
     }
 
     /**
