@@ -1,0 +1,100 @@
+package dev.tandem.ras;
+
+import java.nio.file.Path;
+
+/**
+ * Settings of one process's RAS file. Validated here so a bad value fails at start-up with a message,
+ * never later on the data path.
+ *
+ * @param dir                     directory of the {@code <pid>.ras} files (readers list it)
+ * @param counterCapacity         counters the file holds, 1..1,048,576
+ * @param errorLogBytes           bytes for distinct error records, 4 KiB..256 MiB (rounded up to 128)
+ * @param traceRingBytes          bytes for trace records, a power of two, 4 KiB..1 GiB
+ *                                ({@value RasFileDescriptor#TRACE_RECORD_LENGTH} bytes per record)
+ * @param traceComponentCapacity  trace components (level table slots), 1..4096
+ * @param defaultTraceLevel       level a newly registered component starts at, 0..9 (1 = errors)
+ * @param deleteOnClose           delete the file on a clean close; off keeps it for post-mortem reading
+ * @param dutyIntervalMs          how often the RAS duty thread beats the heartbeat, checks the file
+ *                                markers and picks up trace levels set from outside, 1..1000 ms; 0 runs
+ *                                no thread (the owner then calls {@link RasFile#heartbeat()} itself)
+ */
+public record RasConfig(Path dir, int counterCapacity, int errorLogBytes, int traceRingBytes,
+                        int traceComponentCapacity, int defaultTraceLevel, boolean deleteOnClose, int dutyIntervalMs) {
+
+    /** The default directory: {@code ${java.io.tmpdir}/tandem}. */
+    public static Path defaultDir() {
+        return Path.of(System.getProperty("java.io.tmpdir"), "tandem");
+    }
+
+    public RasConfig {
+        if (dir == null) {
+            throw new IllegalArgumentException("RasConfig dir is null; give a directory (default " + defaultDir() + ")");
+        }
+        if (counterCapacity < 1 || counterCapacity > 1 << 20) {
+            throw new IllegalArgumentException("counterCapacity " + counterCapacity + " must be 1..1048576");
+        }
+        if (errorLogBytes < 4096 || errorLogBytes > 256 << 20) {
+            throw new IllegalArgumentException("errorLogBytes " + errorLogBytes + " must be 4096..268435456");
+        }
+        if (traceRingBytes < 4096 || traceRingBytes > 1 << 30 || Integer.bitCount(traceRingBytes) != 1) {
+            throw new IllegalArgumentException("traceRingBytes " + traceRingBytes
+                    + " must be a power of two in 4096..1073741824");
+        }
+        if (traceComponentCapacity < 1 || traceComponentCapacity > 4096) {
+            throw new IllegalArgumentException("traceComponentCapacity " + traceComponentCapacity + " must be 1..4096");
+        }
+        TraceLevel.check(defaultTraceLevel);
+        if (dutyIntervalMs < 0 || dutyIntervalMs > 1000) {
+            throw new IllegalArgumentException("dutyIntervalMs " + dutyIntervalMs + " must be 0 (no duty thread) or 1..1000,"
+                    + " so a trace level set from outside takes effect within a second");
+        }
+    }
+
+    /**
+     * Defaults: {@link #defaultDir()}, 4096 counters, 256 KiB error log, 1 MiB trace ring (8192 records),
+     * 64 trace components at level 1 (errors), file kept on close, a duty every 100 ms.
+     */
+    public static RasConfig defaults() {
+        return new RasConfig(defaultDir(), 4096, 256 << 10, 1 << 20, 64, TraceLevel.ERROR, false, 100);
+    }
+
+    public RasConfig withDir(Path newDir) {
+        return new RasConfig(newDir, counterCapacity, errorLogBytes, traceRingBytes, traceComponentCapacity,
+                defaultTraceLevel, deleteOnClose, dutyIntervalMs);
+    }
+
+    public RasConfig withCounterCapacity(int capacity) {
+        return new RasConfig(dir, capacity, errorLogBytes, traceRingBytes, traceComponentCapacity,
+                defaultTraceLevel, deleteOnClose, dutyIntervalMs);
+    }
+
+    public RasConfig withErrorLogBytes(int bytes) {
+        return new RasConfig(dir, counterCapacity, bytes, traceRingBytes, traceComponentCapacity,
+                defaultTraceLevel, deleteOnClose, dutyIntervalMs);
+    }
+
+    public RasConfig withTraceRingBytes(int bytes) {
+        return new RasConfig(dir, counterCapacity, errorLogBytes, bytes, traceComponentCapacity,
+                defaultTraceLevel, deleteOnClose, dutyIntervalMs);
+    }
+
+    public RasConfig withTraceComponentCapacity(int capacity) {
+        return new RasConfig(dir, counterCapacity, errorLogBytes, traceRingBytes, capacity,
+                defaultTraceLevel, deleteOnClose, dutyIntervalMs);
+    }
+
+    public RasConfig withDefaultTraceLevel(int level) {
+        return new RasConfig(dir, counterCapacity, errorLogBytes, traceRingBytes, traceComponentCapacity,
+                level, deleteOnClose, dutyIntervalMs);
+    }
+
+    public RasConfig withDeleteOnClose(boolean delete) {
+        return new RasConfig(dir, counterCapacity, errorLogBytes, traceRingBytes, traceComponentCapacity,
+                defaultTraceLevel, delete, dutyIntervalMs);
+    }
+
+    public RasConfig withDutyIntervalMs(int intervalMs) {
+        return new RasConfig(dir, counterCapacity, errorLogBytes, traceRingBytes, traceComponentCapacity,
+                defaultTraceLevel, deleteOnClose, intervalMs);
+    }
+}

@@ -1,0 +1,252 @@
+package dev.tandem.ras;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import static dev.tandem.ras.RasFileDescriptor.FILE_START_MARKER;
+import static dev.tandem.ras.RasFileDescriptor.FILE_SUFFIX;
+import static dev.tandem.ras.RasFileDescriptor.HEARTBEAT_MS_OFFSET;
+import static dev.tandem.ras.RasFileDescriptor.OWNER_STATE_CLOSED;
+import static dev.tandem.ras.RasFileDescriptor.OWNER_STATE_OFFSET;
+import static dev.tandem.ras.RasFileDescriptor.OWNER_STATE_OPEN;
+
+/**
+ * The owner's side of a process's RAS file {@code <dir>/<pid>.ras}: creates and maps it (replacing a
+ * stale file of an earlier process with the same pid), and gives access to its {@link Counters},
+ * {@link ErrorLog} and {@link Trace}. One per process. Unless {@link RasConfig#dutyIntervalMs()} is 0,
+ * a daemon thread {@code tandem-ras-duty-<pid>} calls {@link #heartbeat()} periodically. Closing stops
+ * it, marks the file closed and unmaps it; the file stays for post-mortem reading unless
+ * {@link RasConfig#deleteOnClose()}.
+ */
+public final class RasFile implements AutoCloseable {
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final Set<Path> OPEN_FILES = ConcurrentHashMap.newKeySet();
+    private static final System.Logger LOGGER = System.getLogger(RasFile.class.getName());
+
+    private final RasConfig config;
+    private final Path path;
+    private final long pid;
+    private final long startTimeMs;
+    private final Arena arena;
+    private final MemorySegment file;
+    private final RasLayout layout;
+    private final Counters counters;
+    private final ErrorLog errorLog;
+    private final Trace trace;
+    private Thread duty;
+    private volatile boolean closing;
+    private volatile RuntimeException dutyFailure;
+    private boolean closed;
+
+    private RasFile(RasConfig config, Path path, long pid, long startTimeMs, Arena arena, MemorySegment file, RasLayout layout) {
+        this.config = config;
+        this.path = path;
+        this.pid = pid;
+        this.startTimeMs = startTimeMs;
+        this.arena = arena;
+        this.file = file;
+        this.layout = layout;
+        this.counters = new Counters(file, layout);
+        this.errorLog = new ErrorLog(file, layout);
+        this.trace = new Trace(file, layout, config.defaultTraceLevel());
+    }
+
+    /**
+     * Creates and maps this process's RAS file in {@code config.dir()} (created if missing).
+     *
+     * @throws IllegalStateException when this process already has the file open
+     * @throws UncheckedIOException  when the file cannot be created or mapped
+     */
+    public static RasFile create(RasConfig config) {
+        long pid = ProcessHandle.current().pid();
+        Path path = config.dir().toAbsolutePath().resolve(pid + FILE_SUFFIX);
+        if (!OPEN_FILES.add(path)) {
+            throw new IllegalStateException("RAS file " + path + " is already open in this process; share one RasFile per process");
+        }
+        Arena arena = Arena.ofShared();
+        try {
+            Files.createDirectories(path.getParent());
+            RasLayout layout = RasLayout.plan(config, path.toString());
+            MemorySegment file;
+            // A stale file of an earlier process with this pid is unlinked, not truncated: a tool that
+            // still maps it keeps reading the old file instead of faulting on vanished pages.
+            Files.deleteIfExists(path);
+            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE)) {
+                channel.write(ByteBuffer.allocate(1), layout.fileLength() - 1);
+                file = channel.map(FileChannel.MapMode.READ_WRITE, 0, layout.fileLength(), arena);
+            }
+            long now = System.currentTimeMillis();
+            layout.format(file, pid, now, command());
+            TraceRing.format(file, layout.section(RasSection.TRACE_RING));
+            LONG.setRelease(file, (long) HEARTBEAT_MS_OFFSET, now);
+            INT.setRelease(file, (long) OWNER_STATE_OFFSET, OWNER_STATE_OPEN);
+            FILE_START_MARKER.publish(file, 0);
+            RasFile ras = new RasFile(config, path, pid, now, arena, file, layout);
+            ras.startDuty();
+            return ras;
+        } catch (IOException | RuntimeException e) {
+            arena.close();
+            OPEN_FILES.remove(path);
+            if (e instanceof IOException io) {
+                throw new UncheckedIOException("cannot create RAS file " + path + ": " + io, io);
+            }
+            throw (RuntimeException) e;
+        }
+    }
+
+    private static String command() {
+        String command = System.getProperty("sun.java.command");
+        return command != null ? command : ProcessHandle.current().info().command().orElse("unknown");
+    }
+
+    private void startDuty() {
+        if (config.dutyIntervalMs() > 0) {
+            duty = Thread.ofPlatform().daemon().name("tandem-ras-duty-" + pid).start(this::runDuty);
+        }
+    }
+
+    private void runDuty() {
+        long interval = TimeUnit.MILLISECONDS.toNanos(config.dutyIntervalMs());
+        while (!closing) {
+            try {
+                heartbeat();
+            } catch (RuntimeException e) {
+                if (!closing) {
+                    LOGGER.log(System.Logger.Level.ERROR, "RAS duty of " + path + " stopped: " + e.getMessage(), e);
+                    try {
+                        errorLog.record("RAS duty stopped", e);
+                    } catch (RuntimeException logFailure) {
+                        LOGGER.log(System.Logger.Level.ERROR, "cannot record the duty failure in the error log", logFailure);
+                    }
+                    dutyFailure = e;
+                }
+                return;
+            }
+            LockSupport.parkNanos(this, interval);
+        }
+    }
+
+    /**
+     * One duty: checks the file's start and end markers, picks up trace levels set from outside
+     * ({@link Trace#refresh()}) and stores the current time as the heartbeat. The duty thread calls it;
+     * call it yourself (e.g. once a second) when {@link RasConfig#dutyIntervalMs()} is 0.
+     *
+     * @throws CorruptStructureException when a file or trace level table marker was overwritten
+     */
+    public void heartbeat() {
+        layout.checkFile(file);
+        trace.refresh();
+        LONG.setRelease(file, (long) HEARTBEAT_MS_OFFSET, System.currentTimeMillis());
+    }
+
+    /** Why the duty thread stopped early (a corrupt marker, say), if it did. */
+    public Optional<RuntimeException> dutyFailure() {
+        return Optional.ofNullable(dutyFailure);
+    }
+
+    /** Checks every marker in the file; throws {@link CorruptStructureException} naming the first bad one. */
+    public void verify() {
+        layout.checkAll(file);
+    }
+
+    public Counters counters() {
+        return counters;
+    }
+
+    public ErrorLog errorLog() {
+        return errorLog;
+    }
+
+    public Trace trace() {
+        return trace;
+    }
+
+    /** The file, absolute. */
+    public Path path() {
+        return path;
+    }
+
+    public long pid() {
+        return pid;
+    }
+
+    /** When the file was created, epoch ms. */
+    public long startTimeMs() {
+        return startTimeMs;
+    }
+
+    public RasConfig config() {
+        return config;
+    }
+
+    /**
+     * Stops the duty thread, marks the file closed and unmaps it; counters and trace components of this
+     * file must not be used afterwards (they throw {@link IllegalStateException}). Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        closing = true;
+        stopDuty();
+        try {
+            LONG.setRelease(file, (long) HEARTBEAT_MS_OFFSET, System.currentTimeMillis());
+            INT.setRelease(file, (long) OWNER_STATE_OFFSET, OWNER_STATE_CLOSED);
+        } finally {
+            arena.close();
+            OPEN_FILES.remove(path);
+        }
+        if (config.deleteOnClose()) {
+            try {
+                Files.deleteIfExists(path);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot delete RAS file " + path + " on close: " + e, e);
+            }
+        }
+    }
+
+    private void stopDuty() {
+        if (duty == null) {
+            return;
+        }
+        LockSupport.unpark(duty);
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (duty.isAlive() && System.nanoTime() - deadline < 0) {
+            try {
+                duty.join(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()) + 1);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (duty.isAlive()) {
+            LOGGER.log(System.Logger.Level.WARNING, duty.getName() + " did not stop within 5 s; unmapping " + path + " anyway");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RasFile[" + path + "]";
+    }
+}

@@ -1,0 +1,249 @@
+package dev.tandem.ras;
+
+/**
+ * Layout of a RAS file, {@code <dir>/<pid>.ras}: one file per process holding its counters, distinct
+ * error log, trace level table and trace ring, mapped by the owner read-write and by readers
+ * read-only (the trace level table read-write, so an outside tool can change levels). Integers are in
+ * the platform's native byte order (little-endian on every supported machine). All offsets are bytes.
+ *
+ * <h2>File</h2>
+ * <pre>
+ *  0          512 (128-aligned sections, in this order)                          fileLength-16
+ *  +----------+-----------+-----------+-----------+-----------+-----------+----------+
+ *  |  header  |  counter  |  counter  |   error   |   trace   |   trace   |   end    |
+ *  |          |  metadata |  values   |    log    |   levels  |   ring    |  marker  |
+ *  +----------+-----------+-----------+-----------+-----------+-----------+----------+
+ * </pre>
+ *
+ * <h2>File header (512 bytes)</h2>
+ * <pre>
+ *    0                   1                   2                   3
+ *    0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *   +---------------------------------------------------------------+
+ *   |        start marker "TANDEMRAS   v001" (16 bytes, written     |   0
+ *   |        last: a reader that sees it sees a complete file)      |
+ *   +-------------------------------+-------------------------------+
+ *   |        layout version         |     header length (512)       |  16
+ *   +-------------------------------+-------------------------------+
+ *   |                          pid (long)                           |  24
+ *   +---------------------------------------------------------------+
+ *   |                   start time, epoch ms (long)                 |  32
+ *   +---------------------------------------------------------------+
+ *   |                       file length (long)                      |  40
+ *   +-------------------------------+-------------------------------+
+ *   |  owner state (0 init, 1 open, |      section count (5)        |  48
+ *   |  2 closed; release)           |                               |
+ *   +-------------------------------+-------------------------------+
+ *   |                       reserved (8 bytes)                      |  56
+ *   +---------------------------------------------------------------+
+ *   |   heartbeat, epoch ms (long; alone in its cache line 64..127) |  64
+ *   +---------------------------------------------------------------+
+ *   |   section table: 5 x (offset long, length long), in the       | 128
+ *   |   order of the file diagram                                   |
+ *   +---------------------------------------------------------------+
+ *   |                       reserved to 256                         | 208
+ *   +-------------------------------+-------------------------------+
+ *   |  command length (int)         |  command, ASCII (252 bytes)  ...  256
+ *   +-------------------------------+-------------------------------+
+ * </pre>
+ *
+ * <h2>Every section (128-aligned, padded to a multiple of 128)</h2>
+ * <pre>
+ *   +---------------------------------------------------------------+
+ *   |   start marker, e.g. "ERRORLOG    v001" (16 bytes)            |   0
+ *   +---------------------------------------------------------------+
+ *   |                       body length (long)                      |  16
+ *   +-------------------------------+-------------------------------+
+ *   |  entry length (0: variable)   |        entry capacity         |  24
+ *   +-------------------------------+-------------------------------+
+ *   |   section fields, written once (32..63)                       |  32
+ *   +---------------------------------------------------------------+
+ *   |   section fields updated at run time (own cache line 64..127) |  64
+ *   +---------------------------------------------------------------+
+ *   |   body: entryCapacity x entryLength bytes, or a byte log      | 128
+ *   +---------------------------------------------------------------+
+ *   |   end marker, e.g. "/ERRORLOG   v001" (16 bytes), right after | 128 + body length
+ *   |   the body so an overrun hits it                              |
+ *   +---------------------------------------------------------------+
+ * </pre>
+ * Section fields: the error log keeps its tail (bytes used, CAS'd by writers) at 64 and the
+ * observations dropped because it was full at 72; the trace ring keeps its clock base (epoch ns at
+ * 32, {@code System.nanoTime()} at 40) and its tail sequence (getAndAdd'd by writers) at 64.
+ *
+ * <h2>Counter metadata entry (160 bytes), one per counter id</h2>
+ * <pre>
+ *   +-------------------------------+-------------------------------+
+ *   |  state (0 unused, 1 allocated,|           type id             |   0
+ *   |  2 reclaimed; release)        |                               |
+ *   +-------------------------------+-------------------------------+
+ *   |                      owner key (long)                         |   8
+ *   +-------------------------------+-------------------------------+
+ *   |       label length            |           reserved            |  16
+ *   +-------------------------------+-------------------------------+
+ *   |                label, UTF-8 (up to 120 bytes)                ...  24
+ *   +---------------------------------------------------------------+
+ *   |                       reserved to 160                         | 144
+ *   +---------------------------------------------------------------+
+ * </pre>
+ *
+ * <h2>Counter value slot (128 bytes), one per counter id</h2>
+ * <pre>
+ *   +---------------------------------------------------------------+
+ *   |   value (long), alone in 128 bytes: no false sharing, even    |   0
+ *   |   with adjacent-line prefetch                                 |
+ *   +---------------------------------------------------------------+
+ * </pre>
+ *
+ * <h2>Error log record (variable, 8-aligned), appended at the tail</h2>
+ * <pre>
+ *   +-------------------------------+-------------------------------+
+ *   |  record length (0 until the   |          key length           |   0
+ *   |  record is complete; release) |                               |
+ *   +-------------------------------+-------------------------------+
+ *   |                 observation count (long, atomic add)          |   8
+ *   +---------------------------------------------------------------+
+ *   |                 first observation, epoch ms                   |  16
+ *   +---------------------------------------------------------------+
+ *   |                 last observation, epoch ms (CAS to max)       |  24
+ *   +-------------------------------+-------------------------------+
+ *   |          text length          |           reserved            |  32
+ *   +-------------------------------+-------------------------------+
+ *   |   key (the distinct cause, UTF-8, up to 256), then the first  |  40
+ *   |   observation's text (UTF-8, up to 2048), padded to 8        ...
+ *   +---------------------------------------------------------------+
+ * </pre>
+ *
+ * <h2>Trace level slot (64 bytes), one per component</h2>
+ * <pre>
+ *   +-------------------------------+-------------------------------+
+ *   |  level 0..9 (the owner's duty | name length (0: free slot;    |   0
+ *   |  copies it to the hot path)   | written last)                 |
+ *   +-------------------------------+-------------------------------+
+ *   |                 name, ASCII (up to 48 bytes)                 ...   8
+ *   +---------------------------------------------------------------+
+ * </pre>
+ *
+ * <h2>Trace record (128 bytes), ring of a power-of-two count, oldest overwritten</h2>
+ * <pre>
+ *   +---------------------------------------------------------------+
+ *   | stamp: sequence + 1 when complete, -(sequence + 1) while      |   0
+ *   | written, 0 never written                                      |
+ *   +---------------------------------------------------------------+
+ *   |                 time, System.nanoTime (long)                  |   8
+ *   +---------------------------------------------------------------+
+ *   |                 thread id (long)                              |  16
+ *   +---------------------------------------------------------------+
+ *   |                 event: up to 8 ASCII bytes                    |  24
+ *   +---------------------------------------------------------------+
+ *   |                 a, b, c, d (4 longs)                          |  32
+ *   +---------------+-------+-------+-------------------------------+
+ *   | component slot| level | text  |  text, ASCII (up to 48 bytes) ...  64
+ *   | (short)       |       | length|                               |
+ *   +---------------+-------+-------+-------------------------------+
+ * </pre>
+ */
+public final class RasFileDescriptor {
+    private RasFileDescriptor() {
+    }
+
+    /** Version of this layout; it is also part of every marker. */
+    public static final int LAYOUT_VERSION = 1;
+    /** File name suffix. */
+    public static final String FILE_SUFFIX = ".ras";
+
+    /** First bytes of the file. */
+    public static final StructureMarker FILE_START_MARKER = StructureMarker.of("TANDEMRAS", LAYOUT_VERSION);
+    /** Last bytes of the file. */
+    public static final StructureMarker FILE_END_MARKER = StructureMarker.of("/TANDEMRAS", LAYOUT_VERSION);
+
+    // File header.
+    public static final int FILE_HEADER_LENGTH = 512;
+    public static final int START_MARKER_OFFSET = 0;
+    public static final int LAYOUT_VERSION_OFFSET = 16;
+    public static final int HEADER_LENGTH_OFFSET = 20;
+    public static final int PID_OFFSET = 24;
+    public static final int START_TIME_MS_OFFSET = 32;
+    public static final int FILE_LENGTH_OFFSET = 40;
+    public static final int OWNER_STATE_OFFSET = 48;
+    public static final int SECTION_COUNT_OFFSET = 52;
+    public static final int HEARTBEAT_MS_OFFSET = 64;
+    public static final int SECTION_TABLE_OFFSET = 128;
+    public static final int SECTION_TABLE_ENTRY_LENGTH = 16;
+    public static final int COMMAND_LENGTH_OFFSET = 256;
+    public static final int COMMAND_OFFSET = 260;
+    public static final int MAX_COMMAND_LENGTH = FILE_HEADER_LENGTH - COMMAND_OFFSET;
+
+    // Every section.
+    public static final int SECTION_ALIGNMENT = 128;
+    public static final int SECTION_HEADER_LENGTH = 128;
+    public static final int SECTION_BODY_LENGTH_OFFSET = 16;
+    public static final int SECTION_ENTRY_LENGTH_OFFSET = 24;
+    public static final int SECTION_ENTRY_CAPACITY_OFFSET = 28;
+
+    // Counter metadata entry.
+    public static final int COUNTER_METADATA_LENGTH = 160;
+    public static final int COUNTER_STATE_OFFSET = 0;
+    public static final int COUNTER_TYPE_ID_OFFSET = 4;
+    public static final int COUNTER_OWNER_KEY_OFFSET = 8;
+    public static final int COUNTER_LABEL_LENGTH_OFFSET = 16;
+    public static final int COUNTER_LABEL_OFFSET = 24;
+    public static final int MAX_COUNTER_LABEL_LENGTH = 120;
+    public static final int COUNTER_STATE_UNUSED = 0;
+    public static final int COUNTER_STATE_ALLOCATED = 1;
+    public static final int COUNTER_STATE_RECLAIMED = 2;
+
+    // Counter value slot.
+    public static final int COUNTER_VALUE_LENGTH = 128;
+
+    // Error log section fields and record.
+    public static final int ERROR_LOG_TAIL_OFFSET = 64;
+    public static final int ERROR_LOG_DROPPED_OFFSET = 72;
+    public static final int ERROR_RECORD_LENGTH_OFFSET = 0;
+    public static final int ERROR_KEY_LENGTH_OFFSET = 4;
+    public static final int ERROR_COUNT_OFFSET = 8;
+    public static final int ERROR_FIRST_MS_OFFSET = 16;
+    public static final int ERROR_LAST_MS_OFFSET = 24;
+    public static final int ERROR_TEXT_LENGTH_OFFSET = 32;
+    public static final int ERROR_KEY_OFFSET = 40;
+    public static final int ERROR_RECORD_ALIGNMENT = 8;
+    public static final int MAX_ERROR_KEY_LENGTH = 256;
+    public static final int MAX_ERROR_TEXT_LENGTH = 2048;
+
+    // Trace level slot.
+    public static final int TRACE_LEVEL_SLOT_LENGTH = 64;
+    public static final int TRACE_SLOT_LEVEL_OFFSET = 0;
+    public static final int TRACE_SLOT_NAME_LENGTH_OFFSET = 4;
+    public static final int TRACE_SLOT_NAME_OFFSET = 8;
+    public static final int MAX_COMPONENT_NAME_LENGTH = 48;
+
+    // Trace ring section fields and record.
+    public static final int TRACE_RING_CLOCK_EPOCH_NS_OFFSET = 32;
+    public static final int TRACE_RING_CLOCK_NANO_TIME_OFFSET = 40;
+    public static final int TRACE_RING_TAIL_OFFSET = 64;
+    public static final int TRACE_RECORD_LENGTH = 128;
+    public static final int TRACE_STAMP_OFFSET = 0;
+    public static final int TRACE_TIME_OFFSET = 8;
+    public static final int TRACE_THREAD_OFFSET = 16;
+    public static final int TRACE_EVENT_OFFSET = 24;
+    public static final int TRACE_A_OFFSET = 32;
+    public static final int TRACE_B_OFFSET = 40;
+    public static final int TRACE_C_OFFSET = 48;
+    public static final int TRACE_D_OFFSET = 56;
+    public static final int TRACE_COMPONENT_OFFSET = 64;
+    public static final int TRACE_LEVEL_OFFSET = 66;
+    public static final int TRACE_TEXT_LENGTH_OFFSET = 67;
+    public static final int TRACE_TEXT_OFFSET = 68;
+    public static final int MAX_TRACE_TEXT_LENGTH = 48;
+
+    /** Owner state: the file is being written. */
+    public static final int OWNER_STATE_INITIALISING = 0;
+    /** Owner state: the owner has the file open. */
+    public static final int OWNER_STATE_OPEN = 1;
+    /** Owner state: the owner closed the file cleanly (open + dead process = it died). */
+    public static final int OWNER_STATE_CLOSED = 2;
+
+    /** {@code value} rounded up to a multiple of {@code alignment} (a power of two). */
+    static long align(long value, int alignment) {
+        return (value + alignment - 1) & -alignment;
+    }
+}
