@@ -30,6 +30,8 @@ final class EngineAgent implements IdleStrategy.Waiter {
     private volatile boolean running = true;
     private volatile boolean waiting;
     private volatile IwarpDevice[] snapshot = new IwarpDevice[0];
+    /** This cycle found an adapter being worked by another thread (a poller): waiting on socket readiness would spin. */
+    private boolean othersWorking;
 
     private EngineAgent(String name, IdleStrategyKind idleKind) {
         this.name = name;
@@ -119,14 +121,22 @@ final class EngineAgent implements IdleStrategy.Waiter {
             while (running) {
                 int work = registerNew();
                 IwarpDevice[] ds = snapshot;
+                long now = System.nanoTime();
+                othersWorking = false;
                 for (IwarpDevice d : ds) {
-                    if (d.pollersActive()) {
+                    if (d.refreshPollers(now)) {
                         // an application thread drives this adapter from its polls: competing for
                         // the progress lock on 2 cores only gets the lock holder descheduled
+                        othersWorking = true;
                         continue;
                     }
                     try {
-                        work += d.progress();
+                        int w = d.tryProgress();
+                        if (w < 0) {
+                            othersWorking = true;
+                        } else {
+                            work += w;
+                        }
                     } catch (RuntimeException | Error e) {
                         d.engineFault(e);
                     }
@@ -158,10 +168,15 @@ final class EngineAgent implements IdleStrategy.Waiter {
 
     @Override
     public void await(long nanos) {
+        if (othersWorking) {
+            // another thread is reading these sockets: they stay readable until it is done, so a
+            // wait on readiness would return at once and spin
+            LockSupport.parkNanos(nanos);
+            return;
+        }
         for (IwarpDevice d : snapshot) {
-            if (d.hasPendingOutput() || d.pollersActive()) {
-                // bytes waiting for socket space, or application threads polling and driving the
-                // engine themselves: do not take a wake-up on every arriving byte
+            if (d.hasPendingOutput()) {
+                // bytes waiting for socket space: readiness to read says nothing about that
                 LockSupport.parkNanos(nanos);
                 return;
             }

@@ -126,8 +126,11 @@ final class IwCompletionQueue implements CompletionQueue {
             throw new InvalidArgumentException("poll: offset " + offset + " and max " + max + " do not fit an array of " + out.length);
         }
         int n = drain(out, offset, max);
-        if (n == 0 && device.progressOnPoll() && device.progressFromPoll() > 0) {
-            n = drain(out, offset, max);
+        if (device.progressOnPoll()) {
+            device.notePoll();
+            if (n == 0 && device.progress() > 0) {
+                n = drain(out, offset, max);
+            }
         }
         return n;
     }

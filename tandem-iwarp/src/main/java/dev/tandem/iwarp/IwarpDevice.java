@@ -38,6 +38,17 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class IwarpDevice implements RdmaDevice {
     private static final AtomicInteger ADAPTERS = new AtomicInteger();
     private static final int MAX_EVENTS = 4096;
+    /** How long after the last application poll the engine keeps leaving an adapter to the pollers. */
+    private static final long POLLER_GRACE_NANOS = 10_000_000;
+    private static final java.lang.invoke.VarHandle POLLS;
+
+    static {
+        try {
+            POLLS = java.lang.invoke.MethodHandles.lookup().findVarHandle(IwarpDevice.class, "polls", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private static final DeviceAttributes ATTRIBUTES = new DeviceAttributes(
             4096, 16_384, 16, 65_536, 65_535, Integer.MAX_VALUE, 1024, 128, 128, 508);
 
@@ -55,8 +66,13 @@ public final class IwarpDevice implements RdmaDevice {
     private final EngineAgent agent;
     private volatile IwQueuePair[] active = new IwQueuePair[0];
     private volatile boolean closed;
-    /** When an application thread last drove progress from an empty poll (System.nanoTime). */
-    private volatile long lastPollProgress = System.nanoTime() - 1_000_000_000L;
+    /** Application polls so far (opaque increments; any change means a poller is active). */
+    private long polls;
+    /** Engine side: the poll count last seen and when it last changed (System.nanoTime). */
+    private long pollsSeen;
+    private long pollsChangedAt = System.nanoTime() - POLLER_GRACE_NANOS;
+    private volatile boolean pollersActive;
+    private volatile boolean pollerLeft;
     private volatile PortState portState = PortState.ACTIVE;
 
     /** One distinct error with how often it happened (until the RAS error log takes over). */
@@ -285,22 +301,40 @@ public final class IwarpDevice implements RdmaDevice {
         agent.wake();
     }
 
-    /** Progress driven by an application thread polling an empty CQ; the engine thread then stays out of the way. */
-    int progressFromPoll() {
-        lastPollProgress = System.nanoTime();
-        return progress();
+    /** An application thread polled a CQ of this adapter (it drives progress itself when the CQ is empty). */
+    void notePoll() {
+        POLLS.setOpaque(this, (long) POLLS.getOpaque(this) + 1);
     }
 
     /** A thread stops polling to block: the engine takes the adapter over at once. */
     void pollerLeaving() {
-        lastPollProgress = 0;
+        pollerLeft = true;
+        pollersActive = false;
         agent.wake();
     }
 
-    /** True while application threads drive progress themselves (they polled within the last millisecond). */
+    /**
+     * Engine side, once per cycle: are application threads polling (a poll within the grace time)?
+     * While they are, the engine leaves the adapter to them.
+     */
+    boolean refreshPollers(long now) {
+        long p = (long) POLLS.getOpaque(this);
+        if (pollerLeft) {
+            pollerLeft = false;
+            pollsSeen = p;
+            pollsChangedAt = now - POLLER_GRACE_NANOS;
+        } else if (p != pollsSeen) {
+            pollsSeen = p;
+            pollsChangedAt = now;
+        }
+        boolean active = now - pollsChangedAt < POLLER_GRACE_NANOS;
+        pollersActive = active;
+        return active;
+    }
+
+    /** True while application threads drive progress themselves (as last seen by the engine). */
     boolean pollersActive() {
-        long last = lastPollProgress;
-        return last != 0 && System.nanoTime() - last < 1_000_000;
+        return pollersActive;
     }
 
     /**
@@ -308,8 +342,13 @@ public final class IwarpDevice implements RdmaDevice {
      * ended. Exclusive: the engine thread and polling application threads take turns.
      */
     int progress() {
+        return Math.max(0, tryProgress());
+    }
+
+    /** One duty cycle, or -1 when another thread is running one right now. */
+    int tryProgress() {
         if (!progressLock.compareAndSet(false, true)) {
-            return 0;
+            return -1;
         }
         try {
             int work = 0;
