@@ -43,6 +43,8 @@ final class Receiver {
     private final CRC32C crc = new CRC32C();
     private int scatterCount;
     private boolean inBody;
+    /** The last FPDU ended a message (its data is placed; a completion or a polling reader may be waiting). */
+    private boolean completed;
 
     private int ulpdu;
     private boolean tagged;
@@ -114,6 +116,10 @@ final class Receiver {
                 ahead.clear().limit(MIN_HEADER);
                 header.limit(MIN_HEADER);
                 if (!ok) {
+                    return work;
+                }
+                if (completed && header.position() < MIN_HEADER) {
+                    // a completion is waiting: let its owner react before another read syscall
                     return work;
                 }
             }
@@ -337,6 +343,7 @@ final class Receiver {
             }
         }
         qp.counters().fpduReceived(ulpdu);
+        completed = last;
         return switch (opcode) {
             case RdmapOpcode.RDMA_WRITE -> {
                 if (last) {
