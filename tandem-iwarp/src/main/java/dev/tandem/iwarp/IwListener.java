@@ -36,7 +36,8 @@ final class IwListener implements Listener {
     private final Condition arrived = lock.newCondition();
     private final Thread acceptor;
     private volatile boolean closed;
-    private volatile SocketChannel handshaking;
+    /** The channel whose MPA Request the acceptor is reading (guarded by lock); close() aborts it. */
+    private SocketChannel handshaking;
 
     IwListener(IwarpDevice device, InetSocketAddress address, int backlog) {
         if (address == null) {
@@ -76,9 +77,23 @@ final class IwListener implements Listener {
                 }
                 continue;
             }
-            handshaking = ch;
+            lock.lock();
+            try {
+                if (closed) {
+                    Mpa.closeQuietly(ch);
+                    return;
+                }
+                handshaking = ch;
+            } finally {
+                lock.unlock();
+            }
             handshake(ch);
-            handshaking = null;
+            lock.lock();
+            try {
+                handshaking = null;
+            } finally {
+                lock.unlock();
+            }
         }
     }
 
@@ -106,6 +121,9 @@ final class IwListener implements Listener {
             IwConnectionRequest r = new IwConnectionRequest(device, ch, request, remote);
             lock.lock();
             try {
+                // from here the channel belongs to the request (and to whoever accepts it), not to
+                // the handshake that close() may abort
+                handshaking = null;
                 if (pending.size() >= backlog || closed) {
                     r.reject(new byte[0]);
                     return;
@@ -175,10 +193,11 @@ final class IwListener implements Listener {
                 r.abandon();
             }
             pending.clear();
+            Mpa.closeQuietly(handshaking);
+            handshaking = null;
         } finally {
             lock.unlock();
         }
-        Mpa.closeQuietly(handshaking);
         try {
             server.close();
         } catch (IOException e) {
