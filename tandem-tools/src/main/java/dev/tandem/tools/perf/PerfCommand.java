@@ -1,5 +1,9 @@
 package dev.tandem.tools.perf;
 
+import dev.tandem.iwarp.IdleStrategyKind;
+import dev.tandem.iwarp.IwarpConfig;
+import dev.tandem.iwarp.IwarpDevice;
+import dev.tandem.iwarp.ThreadingMode;
 import dev.tandem.tools.Adapters;
 import dev.tandem.verbs.RdmaDevice;
 import picocli.CommandLine.Command;
@@ -54,6 +58,14 @@ public final class PerfCommand implements Callable<Integer> {
 
     @Option(names = "--crc", paramLabel = "on|off", description = "MPA CRC32C (default on)")
     String crc = "on";
+
+    @Option(names = "--engine", paramLabel = "dedicated|shared",
+            description = "engine threads: one per adapter (default) or one shared by both adapters of this process")
+    String engine = "dedicated";
+
+    @Option(names = "--idle", paramLabel = "backoff|spin|sleep",
+            description = "what an idle engine thread does: back off to waiting on its sockets (default), busy-spin, or sleep 1 ms")
+    String idle = "backoff";
 
     @Option(names = {"-p", "--port"}, paramLabel = "PORT", description = "server port (default 18515 with --server/--connect, a free port here)")
     Integer port;
@@ -115,7 +127,7 @@ public final class PerfCommand implements Callable<Integer> {
                 printer.tandemRow(result);
             }
         };
-        MeasuredRun run = s.role() == Role.LOOPBACK ? PerfLoopback.run(s, opener, progress) : measureAgainst(s, progress);
+        MeasuredRun run = s.role() == Role.LOOPBACK ? PerfLoopback.run(s, engineOpener(), progress) : measureAgainst(s, progress);
         PerfReport report = PerfReport.of(s, run);
         if (json) {
             out.println(PerfJson.of(report));
@@ -160,17 +172,36 @@ public final class PerfCommand implements Callable<Integer> {
         }
     }
 
+    /** The adapter opener with the engine settings of --engine and --idle (the injected opener when both are default). */
+    private AdapterOpener engineOpener() {
+        ThreadingMode threading = switch (engine.toLowerCase(Locale.ROOT)) {
+            case "dedicated" -> ThreadingMode.DEDICATED;
+            case "shared" -> ThreadingMode.SHARED;
+            default -> throw new ParameterException(spec.commandLine(), "--engine takes dedicated or shared, got '" + engine + "'");
+        };
+        IdleStrategyKind idleKind = switch (idle.toLowerCase(Locale.ROOT)) {
+            case "backoff" -> IdleStrategyKind.BACKOFF;
+            case "spin" -> IdleStrategyKind.BUSY_SPIN;
+            case "sleep" -> IdleStrategyKind.SLEEP;
+            default -> throw new ParameterException(spec.commandLine(), "--idle takes backoff, spin or sleep, got '" + idle + "'");
+        };
+        if (threading == ThreadingMode.DEDICATED && idleKind == IdleStrategyKind.BACKOFF) {
+            return opener;
+        }
+        return (ip, crcOn) -> IwarpDevice.open(IwarpConfig.of(ip).withCrc(crcOn).withThreading(threading).withIdle(idleKind));
+    }
+
     private MeasuredRun measureAgainst(PerfSettings s, PerfProgress progress) {
         InetAddress host = resolve(s.host(), "--connect");
         InetAddress localIp = s.local() != null ? resolve(s.local(), "--local") : LocalRoute.towards(host);
-        try (RdmaDevice device = opener.open(localIp.getHostAddress(), s.crc())) {
+        try (RdmaDevice device = engineOpener().open(localIp.getHostAddress(), s.crc())) {
             return PerfClient.run(device, localIp, new InetSocketAddress(host, s.port()), s, progress);
         }
     }
 
     private void serve(PerfSettings s, PrintWriter out, PrintWriter err) {
         InetAddress localIp = resolve(s.local(), "--local");
-        try (RdmaDevice device = opener.open(localIp.getHostAddress(), s.crc());
+        try (RdmaDevice device = engineOpener().open(localIp.getHostAddress(), s.crc());
              PerfServer perfServer = PerfServer.listen(device, new InetSocketAddress(localIp, s.port()), s.crc())) {
             String address = perfServer.address().getAddress().getHostAddress() + ":" + perfServer.address().getPort();
             err.println("tandem perf: waiting for a client on " + address);

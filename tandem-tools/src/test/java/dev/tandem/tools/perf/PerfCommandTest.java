@@ -42,6 +42,8 @@ class PerfCommandTest {
             "perf send_bw -t 0                       | --tx-depth 0 is out of range: give 1..15000",
             "perf write_bw -a -s 64                  | -a sweeps every size from 2 to 8388608 bytes; do not also give -s",
             "perf write_bw --crc maybe               | --crc takes on or off, got 'maybe'",
+            "perf write_bw --engine both             | --engine takes dedicated or shared, got 'both'",
+            "perf write_bw --idle nap                | --idle takes backoff, spin or sleep, got 'nap'",
             "perf write_bw --baseline udp            | --baseline supports only 'tcp'",
             "perf write_bw --poll --event            | --poll and --event exclude each other",
             "perf write_lat --event                  | write_lat waits by polling the last byte of its receive buffer",

@@ -45,7 +45,9 @@ class PerfEndToEndTest {
             "perf write_lat -n 50 --warmup 10 -s 5000 --crc off",
             "perf send_lat -n 50 --warmup 10 -e --baseline tcp",
             "perf read_lat -n 50 --warmup 10 -s 70000 --baseline tcp",
-            "perf read_lat -n 50 --warmup 10 -e"})
+            "perf read_lat -n 50 --warmup 10 -e",
+            "perf send_lat -n 50 --warmup 10 --engine shared --idle spin --baseline tcp",
+            "perf write_bw -n 60 --warmup 10 --engine dedicated --idle sleep"})
     void textReportHasPerftestsTableAndTheRatio(String line) {
         String out = runOk(line);
         PerfTest test = PerfTest.fromCliName(args(line)[1]);
