@@ -108,6 +108,13 @@ final class EngineAgent implements IdleStrategy.Waiter {
         LockSupport.unpark(thread);
     }
 
+    /** Wakes the engine thread if it is parked; one waiting on socket readiness wakes by itself when data arrives. */
+    void wakeUnlessWaitingOnSockets() {
+        if (!waiting) {
+            LockSupport.unpark(thread);
+        }
+    }
+
     String threadName() {
         return name;
     }

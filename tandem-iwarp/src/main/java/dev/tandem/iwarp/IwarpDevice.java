@@ -310,7 +310,7 @@ public final class IwarpDevice implements RdmaDevice {
     void pollerLeaving() {
         pollerLeft = true;
         pollersActive = false;
-        agent.wake();
+        agent.wakeUnlessWaitingOnSockets();
     }
 
     /**
