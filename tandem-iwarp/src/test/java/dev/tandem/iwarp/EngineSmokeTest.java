@@ -69,11 +69,7 @@ class EngineSmokeTest {
             assertThat(flushed.wrId()).isEqualTo(5);
             assertThat(flushed.status()).isEqualTo(CompletionStatus.WR_FLUSH_ERR);
             assertThat(p.qpA.state()).isEqualTo(QpState.ERROR);
-            AsyncEvent ev;
-            do {
-                ev = p.b.pollAsyncEvent(LoopbackPair.WAIT);
-                assertThat(ev).as("async event on the responder").isNotNull();
-            } while (ev.type() == AsyncEventType.COMMUNICATION_ESTABLISHED);
+            AsyncEvent ev = LoopbackPair.awaitFailureEvent(p.b, "async event on the responder");
             assertThat(ev.type()).isEqualTo(AsyncEventType.QP_ACCESS_ERROR);
             assertThat(p.qpB.state()).isEqualTo(QpState.ERROR);
         }

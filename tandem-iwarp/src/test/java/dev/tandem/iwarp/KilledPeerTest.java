@@ -61,11 +61,7 @@ class KilledPeerTest {
             assertThat(flushed.wrId()).isEqualTo(3);
             assertThat(flushed.status()).isEqualTo(CompletionStatus.WR_FLUSH_ERR);
             assertThat(side.qp.state()).isEqualTo(QpState.ERROR);
-            AsyncEvent e;
-            do {
-                e = side.device.pollAsyncEvent(Duration.ofSeconds(5));
-                assertThat(e).as("async event after the peer died").isNotNull();
-            } while (e.type() == AsyncEventType.COMMUNICATION_ESTABLISHED);
+            AsyncEvent e = LoopbackPair.awaitFailureEvent(side.device, "async event after the peer died");
             assertThat(e.type()).isIn(AsyncEventType.DISCONNECTED, AsyncEventType.QP_FATAL);
         } finally {
             peer.destroyForcibly();

@@ -71,6 +71,16 @@ final class LoopbackPair implements AutoCloseable {
         throw new AssertionError("no completion on " + cq + " within " + WAIT);
     }
 
+    /** The first async event of {@code device} other than COMMUNICATION_ESTABLISHED, within {@link #WAIT}. */
+    static dev.tandem.verbs.AsyncEvent awaitFailureEvent(dev.tandem.verbs.RdmaDevice device, String what) {
+        dev.tandem.verbs.AsyncEvent e;
+        do {
+            e = device.pollAsyncEvent(WAIT);
+            assertThat(e).as(what).isNotNull();
+        } while (e.type() == dev.tandem.verbs.AsyncEventType.COMMUNICATION_ESTABLISHED);
+        return e;
+    }
+
     @Override
     public void close() {
         a.close();

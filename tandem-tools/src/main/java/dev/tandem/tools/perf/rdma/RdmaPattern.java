@@ -134,6 +134,38 @@ public abstract sealed class RdmaPattern permits WriteBwPattern, SendBwPattern, 
         }
     }
 
+    /**
+     * Keeps up to {@code depth} requests in flight (while {@link #mayPost} allows) until {@code count}
+     * completed; records each post and completion time when the arrays are given.
+     */
+    protected final void stream(WorkRequest request, int count, int depth, long[] postedAt, long[] completedAt) {
+        expectIdle();
+        long base = completedSends;
+        int posted = 0;
+        while (completedSends - base < count) {
+            while (posted < count && postedSends - completedSends < depth && mayPost()) {
+                if (postedAt != null) {
+                    postedAt[posted] = System.nanoTime();
+                }
+                post(request);
+                posted++;
+            }
+            long before = completedSends;
+            awaitAny();
+            if (completedAt != null) {
+                long now = System.nanoTime();
+                for (long k = before; k < completedSends; k++) {
+                    completedAt[(int) (k - base)] = now;
+                }
+            }
+        }
+    }
+
+    /** Whether {@link #stream} may post one more request now (flow control beyond the send queue). */
+    protected boolean mayPost() {
+        return true;
+    }
+
     protected final void expectIdle() {
         if (completedSends != postedSends) {
             throw new PerfException((postedSends - completedSends) + " requests still outstanding at the start of a phase");

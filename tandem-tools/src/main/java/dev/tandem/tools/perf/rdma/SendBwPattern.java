@@ -58,9 +58,9 @@ final class SendBwPattern extends RdmaPattern {
         WorkRequest send = new WorkRequest.Send(1, ep.sendSge(0, phase.size()), WrFlags.SIGNALED);
         long[] posted = new long[phase.iterations()];
         long[] completed = new long[phase.iterations()];
-        stream(send, phase.warmup(), null, null);
+        stream(send, phase.warmup(), txDepth, null, null);
         long before = AllocationMeter.currentThreadBytes();
-        stream(send, phase.iterations(), posted, completed);
+        stream(send, phase.iterations(), txDepth, posted, completed);
         long after = AllocationMeter.currentThreadBytes();
         while (credited < postedSends) {
             awaitAny();
@@ -69,27 +69,10 @@ final class SendBwPattern extends RdmaPattern {
                 AllocationMeter.perOperation(before, after, phase.iterations()));
     }
 
-    private void stream(WorkRequest send, int count, long[] postedAt, long[] completedAt) {
-        expectIdle();
-        long base = completedSends;
-        int posted = 0;
-        while (completedSends - base < count) {
-            while (posted < count && postedSends - completedSends < txDepth && postedSends - credited < peerRxDepth) {
-                if (postedAt != null) {
-                    postedAt[posted] = System.nanoTime();
-                }
-                post(send);
-                posted++;
-            }
-            long before = completedSends;
-            awaitAny();
-            if (completedAt != null) {
-                long now = System.nanoTime();
-                for (long k = before; k < completedSends; k++) {
-                    completedAt[(int) (k - base)] = now;
-                }
-            }
-        }
+    /** A Send may go only while the server has a receive posted for it (it returns credits). */
+    @Override
+    protected boolean mayPost() {
+        return postedSends - credited < peerRxDepth;
     }
 
     @Override

@@ -28,37 +28,13 @@ final class WriteBwPattern extends RdmaPattern {
         WorkRequest write = new WorkRequest.RdmaWrite(1, ep.sendSge(0, phase.size()), 0, peerRkey, WrFlags.SIGNALED);
         long[] posted = new long[phase.iterations()];
         long[] completed = new long[phase.iterations()];
-        stream(write, phase.warmup(), null, null);
+        stream(write, phase.warmup(), txDepth, null, null);
         long before = AllocationMeter.currentThreadBytes();
-        stream(write, phase.iterations(), posted, completed);
+        stream(write, phase.iterations(), txDepth, posted, completed);
         long after = AllocationMeter.currentThreadBytes();
         OneSided.finishClient(this, control);
         return new SideResult(BandwidthStats.of(phase.size(), posted, completed, phase.iterations()),
                 AllocationMeter.perOperation(before, after, phase.iterations()));
-    }
-
-    /** Keeps up to tx-depth writes in flight until {@code count} completed; records times when given arrays. */
-    private void stream(WorkRequest write, int count, long[] postedAt, long[] completedAt) {
-        expectIdle();
-        long base = completedSends;
-        int posted = 0;
-        while (completedSends - base < count) {
-            while (posted < count && postedSends - completedSends < txDepth) {
-                if (postedAt != null) {
-                    postedAt[posted] = System.nanoTime();
-                }
-                post(write);
-                posted++;
-            }
-            long before = completedSends;
-            awaitAny();
-            if (completedAt != null) {
-                long now = System.nanoTime();
-                for (long k = before; k < completedSends; k++) {
-                    completedAt[(int) (k - base)] = now;
-                }
-            }
-        }
     }
 
     @Override
