@@ -70,6 +70,11 @@ final class IwConnectionRequest implements ConnectionRequest {
             Mpa.closeQuietly(channel);
             throw new ConnectionException("accepting " + remote + " failed: " + e.getMessage(), e);
         }
+        AdapterRas ras = device.ras();
+        ras.requestsAccepted.incrementAtomic();
+        if (ras.cm.enabled(dev.tandem.ras.TraceLevel.RARE)) {
+            ras.cm.record(dev.tandem.ras.TraceLevel.RARE, AdapterRas.ACCEPT, q.qpNumber(), remote.getPort(), 0, 0, remote.getAddress().getHostAddress());
+        }
         EnhancedParameters mine = reply.enhancedParameters();
         int ird = mine == null ? q.config().ird() : mine.ird();
         int ord = mine == null ? Math.min(1, q.config().ord()) : mine.ord();
@@ -81,6 +86,7 @@ final class IwConnectionRequest implements ConnectionRequest {
         byte[] pd = privateData == null ? new byte[0] : privateData;
         Mpa.checkPrivateData(pd, device);
         claim();
+        device.ras().requestsRejected.incrementAtomic();
         try {
             Mpa.write(channel, Mpa.reply(request, device.config().crc(), 0, 0, pd, true));
         } catch (IOException e) {

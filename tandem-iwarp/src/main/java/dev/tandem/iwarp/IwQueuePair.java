@@ -43,7 +43,7 @@ final class IwQueuePair implements QueuePair {
     private final IwCompletionQueue sendCq;
     private final IwCompletionQueue receiveCq;
     private final IwSharedReceiveQueue srq;
-    private final QpCounters counters = new QpCounters();
+    private final QpCounters counters;
     private final SendQueue.Emitter sendEmitter = this::emitSend;
     private volatile Connection connection;
     private volatile boolean closed;
@@ -77,6 +77,7 @@ final class IwQueuePair implements QueuePair {
         this.qpNumber = qpNumber;
         this.sq = new SendQueue(config.sendDepth(), config.maxInlineData());
         this.rq = srq == null ? new MpmcRing<>(config.receiveDepth()) : null;
+        this.counters = new QpCounters(device.ras(), qpNumber);
     }
 
     private static IwCompletionQueue ownCq(IwarpDevice device, Object cq, String which) {
@@ -272,12 +273,14 @@ final class IwQueuePair implements QueuePair {
             default -> CompletionOpcode.SEND;
         };
         long length = ok ? wr.length() : 0;
+        device.ras().completion(status);
         if (!sendCq.add(wr.wrId(), status, op, length, qpNumber, 0, 0, vendorError, sq, emittingPosition)) {
             fail(Failure.lost(AsyncEventType.QP_FATAL, "send completion queue overflowed"));
         }
     }
 
     void completeReceive(ReceiveRequest r, CompletionStatus status, long length, int flags, int invalidated, int vendorError) {
+        device.ras().completion(status);
         if (!receiveCq.add(r.wrId(), status, CompletionOpcode.RECV, length, qpNumber, invalidated, flags, vendorError, null, 0)) {
             fail(Failure.lost(AsyncEventType.QP_FATAL, "receive completion queue overflowed"));
         }
@@ -536,6 +539,7 @@ final class IwQueuePair implements QueuePair {
             c.close();
         }
         device.deactivate(this);
+        counters.close();
         pd.forget(this);
     }
 

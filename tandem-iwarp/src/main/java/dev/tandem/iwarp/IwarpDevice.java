@@ -61,7 +61,9 @@ public final class IwarpDevice implements RdmaDevice {
     private final AtomicInteger qpNumbers = new AtomicInteger(1);
     private final AtomicBoolean progressLock = new AtomicBoolean();
     private final Set<AutoCloseable> resources = ConcurrentHashMap.newKeySet();
-    private final Map<String, ErrorRecord> errors = new ConcurrentHashMap<>();
+    /** Causes already logged through System.Logger (each is logged once; the RAS error log counts them all). */
+    private final Set<String> loggedCauses = ConcurrentHashMap.newKeySet();
+    private final AdapterRas ras;
     private final System.Logger logger;
     private final EngineAgent agent;
     private volatile IwQueuePair[] active = new IwQueuePair[0];
@@ -75,15 +77,12 @@ public final class IwarpDevice implements RdmaDevice {
     private volatile boolean pollerLeft;
     private volatile PortState portState = PortState.ACTIVE;
 
-    /** One distinct error with how often it happened (until the RAS error log takes over). */
-    record ErrorRecord(String cause, AtomicLong count, long firstMillis) {
-    }
-
     private IwarpDevice(IwarpConfig config) {
         this.config = config;
         this.name = "iwarp" + ADAPTERS.getAndIncrement() + "@" + config.localAddress().getHostAddress();
         this.logger = System.getLogger("dev.tandem.iwarp." + name);
         checkLocal(config);
+        this.ras = new AdapterRas(name);
         this.maxUlpdu = config.maxUlpdu() != 0 ? config.maxUlpdu() : ulpduForMtu(mtu(config));
         this.agent = config.threading() == ThreadingMode.DEDICATED ? EngineAgent.dedicated(this) : EngineAgent.shared(this);
     }
@@ -193,6 +192,7 @@ public final class IwarpDevice implements RdmaDevice {
         }
         closed = true;
         agent.remove(this);
+        ras.close();
     }
 
     private static int rank(AutoCloseable c) {
@@ -233,13 +233,6 @@ public final class IwarpDevice implements RdmaDevice {
     /** True while the engine thread serving this adapter runs. */
     public boolean isEngineRunning() {
         return agent.isAlive();
-    }
-
-    /** Every distinct error seen so far, with counts (cause → count). */
-    public Map<String, Long> errorCounts() {
-        Map<String, Long> m = new java.util.TreeMap<>();
-        errors.forEach((k, v) -> m.put(k, v.count().get()));
-        return m;
     }
 
     IwQueuePair newQueuePair(IwProtectionDomain pd, QueuePairConfig config) {
@@ -374,6 +367,7 @@ public final class IwarpDevice implements RdmaDevice {
     void raise(AsyncEventType type, Object resource, String detail) {
         if (!events.offer(new AsyncEvent(type, resource, detail))) {
             droppedEvents.incrementAndGet();
+            ras.asyncEventsDropped.incrementAtomic();
             recordError(this, "async event queue full; dropped " + type);
         }
     }
@@ -382,12 +376,20 @@ public final class IwarpDevice implements RdmaDevice {
         recordError(source, f.detail());
     }
 
+    /**
+     * Records an error in the process's distinct error log (counted per cause, where the cause is
+     * the text with its numbers blanked) and logs each distinct cause once.
+     */
     void recordError(Object source, String cause) {
-        String key = cause.replaceAll("\\d+", "#");
-        ErrorRecord r = errors.computeIfAbsent(key, k -> new ErrorRecord(k, new AtomicLong(), System.currentTimeMillis()));
-        if (r.count().getAndIncrement() == 0) {
+        String key = cause.replaceAll("0x[0-9a-fA-F]+", "0x#").replaceAll("\\d+", "#");
+        ras.error(key, cause + " (" + source + ")");
+        if (loggedCauses.add(key)) {
             logger.log(System.Logger.Level.WARNING, name + ": " + cause + " (" + source + ")");
         }
+    }
+
+    AdapterRas ras() {
+        return ras;
     }
 
     /** The engine thread caught an exception out of a duty cycle: record it; the thread goes on. */

@@ -8,6 +8,8 @@ import dev.tandem.verbs.ConnectionRejectedException;
 import dev.tandem.verbs.ConnectionTimeoutException;
 import dev.tandem.verbs.InvalidArgumentException;
 
+import dev.tandem.ras.TraceLevel;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -41,6 +43,11 @@ final class Mpa {
     static Outcome connect(IwarpDevice device, IwQueuePair qp, InetSocketAddress remote, byte[] privateData, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         SocketChannel ch = null;
+        AdapterRas ras = device.ras();
+        ras.connectAttempts.incrementAtomic();
+        if (ras.cm.enabled(TraceLevel.RARE)) {
+            ras.cm.record(TraceLevel.RARE, AdapterRas.CONNECT, qp.qpNumber(), remote.getPort(), 0, 0, remote.getAddress().getHostAddress());
+        }
         try {
             ch = SocketChannel.open();
             ch.bind(new InetSocketAddress(device.config().localAddress(), 0));
@@ -53,6 +60,7 @@ final class Mpa {
             write(ch, request);
             MpaFrame reply = read(ch, true, millisLeft(deadline, remote));
             if (reply.reject()) {
+                ras.connectsRejected.incrementAtomic();
                 throw new ConnectionRejectedException("peer " + remote + " rejected the connection", reply.applicationData());
             }
             if (reply.markers()) {
@@ -61,10 +69,12 @@ final class Mpa {
             EnhancedParameters peer = reply.enhancedParameters();
             int negotiatedOrd = peer == null ? Math.min(ord, 1) : Math.min(ord, peer.ird());
             int negotiatedIrd = peer == null ? ird : Math.min(ird, peer.ord());
+            ras.connectsEstablished.incrementAtomic();
             Outcome o = new Outcome(ch, request.crc() || reply.crc(), negotiatedIrd, negotiatedOrd, reply.applicationData());
             ch = null;
             return o;
         } catch (SocketTimeoutException e) {
+            ras.connectTimeouts.incrementAtomic();
             throw new ConnectionTimeoutException("no MPA Reply from " + remote + " within " + timeout.toMillis() + " ms", e);
         } catch (ConnectionException e) {
             throw e;

@@ -342,7 +342,7 @@ final class Receiver {
                 return fault(TerminateCode.LLP_CRC, String.format("CRC32C 0x%08x on the wire, 0x%08x computed", wire, (int) crc.getValue()));
             }
         }
-        qp.counters().fpduReceived(ulpdu);
+        qp.counters().fpduReceived(opcode, ulpdu);
         completed = last;
         return switch (opcode) {
             case RdmapOpcode.RDMA_WRITE -> {
@@ -356,8 +356,8 @@ final class Receiver {
                 if (last) {
                     long pos = c.orq.peek();
                     c.orq.pop();
+                    qp.counters().received(opcode, readReceived);
                     readReceived = 0;
-                    qp.counters().received(opcode, 0);
                     qp.sendQueue().finish(pos, CompletionStatus.SUCCESS, 0);
                     qp.sendQueue().complete(qp.sendEmitter());
                 }
@@ -368,6 +368,10 @@ final class Receiver {
                 int control = header.getInt(UNTAGGED_HEADER);
                 int bits = control >>> 16;
                 qp.counters().received(opcode, 0);
+                TerminateCode received = TerminateCode.fromBits(bits);
+                if (received != null) {
+                    qp.device().ras().terminateReceived(received);
+                }
                 qp.fail(Failure.received(TerminateCode.fromBits(bits), bits));
                 yield false;
             }
@@ -427,7 +431,7 @@ final class Receiver {
         entry.sourceOffset = sourceTo;
         entry.sent = 0;
         c.irq.publish();
-        qp.counters().received(RdmapOpcode.READ_REQUEST, size);
+        qp.counters().received(RdmapOpcode.READ_REQUEST, 0);
         c.tx.poll();
         return true;
     }
@@ -445,6 +449,9 @@ final class Receiver {
             header.get(2, offending, 0, quoted);
         }
         qp.counters().countMalformed();
+        if (code == TerminateCode.LLP_CRC) {
+            qp.device().ras().crcErrors.incrementAtomic();
+        }
         flushReceive(CompletionStatus.WR_FLUSH_ERR);
         qp.fail(Failure.detected(code, ulpdu, offending, withRdmap, what));
         return false;

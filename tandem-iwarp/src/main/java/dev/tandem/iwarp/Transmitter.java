@@ -398,12 +398,14 @@ final class Transmitter {
         }
         r.sent += n;
         if (last) {
+            qp.counters().sentReadResponse(r.size);
             c.irq.pop();
         }
         seal(first, FpduDescriptor.TAGGED_HEADER_LENGTH + n, last ? RESPONSE_LAST : MIDDLE);
     }
 
     private void buildTerminate(Failure f) {
+        qp.device().ras().terminateSent(f.terminate());
         byte[] quoted = f.offending();
         int payload = TerminateDescriptor.CONTROL_SIZE + (quoted != null ? 2 + quoted.length : 0);
         int first = gatherCount;
@@ -445,6 +447,6 @@ final class Transmitter {
         ends[fpdus] = gatherCount - 1;
         fpdus++;
         batchBytes += FpduDescriptor.fpduLength(ulpdu);
-        qp.counters().fpduSent(ulpdu);
+        qp.counters().fpduSent(headers[fpdus - 1].get(FpduDescriptor.RDMAP_CONTROL_OFFSET) & FpduDescriptor.RDMAP_OPCODE_MASK, ulpdu);
     }
 }
