@@ -9,7 +9,7 @@ import java.util.Map;
  * A strict little JSON reader for tests (RFC 8259 grammar): objects become maps, arrays lists,
  * numbers doubles. Anything malformed throws with the position.
  */
-final class MiniJson {
+public final class MiniJson {
     private final String s;
     private int i;
 
@@ -17,7 +17,7 @@ final class MiniJson {
         this.s = s;
     }
 
-    static Object parse(String text) {
+    public static Object parse(String text) {
         MiniJson p = new MiniJson(text);
         p.ws();
         Object v = p.value();
@@ -29,7 +29,7 @@ final class MiniJson {
     }
 
     @SuppressWarnings("unchecked")
-    static Map<String, Object> object(String text) {
+    public static Map<String, Object> object(String text) {
         Object v = parse(text);
         if (!(v instanceof Map)) {
             throw new IllegalArgumentException("not a JSON object: " + text);

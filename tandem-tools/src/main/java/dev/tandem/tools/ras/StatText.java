@@ -1,0 +1,45 @@
+package dev.tandem.tools.ras;
+
+import dev.tandem.ras.CounterSnapshot;
+
+import java.io.PrintWriter;
+
+/** {@code tandem stat} for people: the process listing, then each process's counters grouped by owner. */
+final class StatText {
+    private StatText() {
+    }
+
+    static void print(PrintWriter out, StatFrame frame) {
+        if (frame.processes().isEmpty() && frame.unreadable().isEmpty()) {
+            out.println("no Tandem processes in " + frame.dir());
+            if (frame.hiddenDead() > 0) {
+                out.println("  (" + frame.hiddenDead() + " file(s) of processes dead for more than a day not shown; --all lists them)");
+            }
+            return;
+        }
+        out.println("Tandem processes in " + frame.dir() + " at " + TimeFormat.iso(frame.nowMs()) + ":");
+        ProcessTable.print(out, frame.processes().stream().map(StatFrame.ProcessCounters::process).toList(),
+                frame.unreadable(), frame.hiddenDead(), frame.nowMs());
+        for (StatFrame.ProcessCounters pc : frame.processes()) {
+            out.println();
+            out.println(pc.process().title() + ": " + counted(pc, frame.filter()));
+            TextTable table = new TextTable(">OWNER", ">TYPE", ">VALUE", "LABEL");
+            Long owner = null;
+            for (CounterSnapshot c : pc.counters()) {
+                boolean first = owner == null || owner != c.ownerKey();
+                owner = c.ownerKey();
+                table.row(first ? String.valueOf(c.ownerKey()) : "", c.typeId(), c.value(), c.label());
+            }
+            if (!table.isEmpty()) {
+                table.print(out, "  ");
+            }
+        }
+    }
+
+    private static String counted(StatFrame.ProcessCounters pc, CounterFilter filter) {
+        if (filter.isAll()) {
+            return pc.total() + (pc.total() == 1 ? " counter" : " counters");
+        }
+        return pc.counters().size() + " of " + pc.total() + " counters match " + filter.describe();
+    }
+}
