@@ -8,7 +8,8 @@ import java.lang.invoke.VarHandle;
  * Flyweight over one counter's value slot in the RAS file. Updates take no lock and allocate
  * nothing: the single-writer methods are a plain read and a release store (readers in this or another
  * process see whole values, never torn ones); the {@code *Atomic} methods are an atomic add for
- * counters that several threads update. Close to give the slot back.
+ * counters that several threads update. Close to give the slot back. Under the measurement switch
+ * {@code -Dtandem.ras=off} ({@link RasSwitch}) every update is a no-op.
  */
 public final class Counter implements AutoCloseable {
     private static final VarHandle VALUE = ValueLayout.JAVA_LONG.varHandle();
@@ -34,33 +35,69 @@ public final class Counter implements AutoCloseable {
 
     /** Adds one (single writer). */
     public void increment() {
+        if (!RasSwitch.ON) {
+            return;
+        }
         VALUE.setRelease(file, valueOffset, (long) VALUE.get(file, valueOffset) + 1L);
     }
 
     /** Adds {@code delta} (single writer). */
     public void add(long delta) {
+        if (!RasSwitch.ON) {
+            return;
+        }
         VALUE.setRelease(file, valueOffset, (long) VALUE.get(file, valueOffset) + delta);
     }
 
     /** Stores {@code value} (single writer). */
     public void set(long value) {
+        if (!RasSwitch.ON) {
+            return;
+        }
         VALUE.setRelease(file, valueOffset, value);
     }
 
     /** Raises the value to {@code value} if it is higher: a high-water mark (single writer). */
     public void setMax(long value) {
+        if (!RasSwitch.ON) {
+            return;
+        }
         if (value > (long) VALUE.get(file, valueOffset)) {
             VALUE.setRelease(file, valueOffset, value);
         }
     }
 
+    /**
+     * Raises the value to {@code value} if it is higher; safe when several threads update this
+     * counter. A plain read when the mark is not exceeded (the usual case), a CAS when it is.
+     */
+    public void setMaxAtomic(long value) {
+        if (!RasSwitch.ON) {
+            return;
+        }
+        long current = (long) VALUE.getAcquire(file, valueOffset);
+        while (value > current) {
+            long witness = (long) VALUE.compareAndExchange(file, valueOffset, current, value);
+            if (witness == current) {
+                return;
+            }
+            current = witness;
+        }
+    }
+
     /** Adds one; safe when several threads update this counter. */
     public void incrementAtomic() {
+        if (!RasSwitch.ON) {
+            return;
+        }
         VALUE.getAndAdd(file, valueOffset, 1L);
     }
 
     /** Adds {@code delta}; safe when several threads update this counter. */
     public void addAtomic(long delta) {
+        if (!RasSwitch.ON) {
+            return;
+        }
         VALUE.getAndAdd(file, valueOffset, delta);
     }
 

@@ -48,9 +48,10 @@ public final class TraceComponent {
     /**
      * True when events of {@code level} (1..9) are traced, i.e. {@code level <=} the component's level.
      * One opaque int load and one comparison; never hoisted out of a loop, so a change is seen.
+     * Always false under the measurement switch {@code -Dtandem.ras=off} ({@link RasSwitch}).
      */
     public boolean enabled(int level) {
-        return level <= (int) LEVEL.getOpaque(this);
+        return RasSwitch.ON && level <= (int) LEVEL.getOpaque(this);
     }
 
     /** The level 0..9 the hot path currently uses. */
