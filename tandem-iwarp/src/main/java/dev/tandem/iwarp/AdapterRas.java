@@ -14,19 +14,27 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What one adapter reports into the process's RAS file: its counters (messages per opcode,
  * completions per status, connection management, Terminates per code, CRC and framing errors),
  * the distinct error log and the trace components {@code iwarp.cm}, {@code iwarp.rx} and
  * {@code iwarp.tx}. Counters written from several threads use atomic adds; the per-QP counters
- * ({@link QpCounters}) have one writer each.
+ * ({@link QpCounters}) have one writer each. The counters of its CQs, SRQs and MRs
+ * ({@link CqCounters}, {@link SrqCounters}, {@link MrCounters}) are allocated through it and closed
+ * by their resource.
  */
 final class AdapterRas implements AutoCloseable {
     /** Counter type ids, as {@code tandem stat --type} filters them. */
     static final int TYPE_ADAPTER = 1;
     static final int TYPE_QP = 2;
     static final int TYPE_TERMINATE = 3;
+    /** An engine thread's duty cycles ({@link EngineCounters}). */
+    static final int TYPE_ENGINE = 4;
+    static final int TYPE_CQ = 5;
+    static final int TYPE_SRQ = 6;
+    static final int TYPE_MR = 7;
 
     static final TraceEvent CONNECT = TraceEvent.of("connect");
     static final TraceEvent ACCEPT = TraceEvent.of("accept");
@@ -35,6 +43,10 @@ final class AdapterRas implements AutoCloseable {
     static final TraceEvent TERMINATE = TraceEvent.of("term");
     static final TraceEvent FPDU_SENT = TraceEvent.of("fpdu-tx");
     static final TraceEvent FPDU_RECEIVED = TraceEvent.of("fpdu-rx");
+    /** Level 8: an FPDU's payload is about to be placed (qp, opcode, STag or MSN, bytes). */
+    static final TraceEvent PLACE = TraceEvent.of("rx-place");
+    /** Level 8: an FPDU was sealed for sending (qp, opcode, ULPDU length, CRC). */
+    static final TraceEvent SEAL = TraceEvent.of("tx-seal");
 
     private final String adapter;
     private final RasFile file;
@@ -57,6 +69,8 @@ final class AdapterRas implements AutoCloseable {
     private final Map<TerminateCode, Counter> terminatesSent = new ConcurrentHashMap<>();
     private final Map<TerminateCode, Counter> terminatesReceived = new ConcurrentHashMap<>();
     private final List<Counter> all = new ArrayList<>();
+    private final AtomicInteger cqNumbers = new AtomicInteger(1);
+    private final AtomicInteger srqNumbers = new AtomicInteger(1);
 
     AdapterRas(String adapter) {
         this.adapter = adapter;
@@ -94,6 +108,47 @@ final class AdapterRas implements AutoCloseable {
         return file.counters().allocate(TYPE_QP, adapter + " qp " + qpNumber + " " + name, qpNumber);
     }
 
+    /**
+     * Counters of one resource, labelled {@code <adapter> <resource> <name>} (e.g. {@code iwarp0@127.0.1.1 cq 3
+     * completions}), all or none; the resource closes them.
+     */
+    Counter[] resourceCounters(int typeId, String resource, long ownerKey, String... names) {
+        return allocate(file, typeId, adapter + " " + resource, ownerKey, names);
+    }
+
+    /** Counters labelled {@code <prefix> <name>}, allocated all or none (none left behind when one fails). */
+    static Counter[] allocate(RasFile file, int typeId, String prefix, long ownerKey, String... names) {
+        Counter[] out = new Counter[names.length];
+        try {
+            for (int i = 0; i < names.length; i++) {
+                out[i] = file.counters().allocate(typeId, prefix + " " + names[i], ownerKey);
+            }
+        } catch (RuntimeException e) {
+            closeAll(out);
+            throw e;
+        }
+        return out;
+    }
+
+    /** Closes the non-null counters (idempotent). */
+    static void closeAll(Counter... counters) {
+        for (Counter c : counters) {
+            if (c != null) {
+                c.close();
+            }
+        }
+    }
+
+    /** Number of the adapter's next CQ, as counter labels show it. */
+    int nextCqNumber() {
+        return cqNumbers.getAndIncrement();
+    }
+
+    /** Number of the adapter's next SRQ, as counter labels show it. */
+    int nextSrqNumber() {
+        return srqNumbers.getAndIncrement();
+    }
+
     void sent(int opcode) {
         sentByOpcode[opcode].incrementAtomic();
     }
@@ -127,6 +182,11 @@ final class AdapterRas implements AutoCloseable {
     /** Records an error once per distinct cause (with a count) in the process's error log. */
     void error(String cause, String detail) {
         errors.record(adapter + ": " + cause, detail);
+    }
+
+    /** Checks every marker of the process's RAS file; throws {@link dev.tandem.ras.CorruptStructureException} naming a bad one. */
+    void verify() {
+        file.verify();
     }
 
     @Override

@@ -12,7 +12,8 @@ import java.util.function.Consumer;
 
 /**
  * One named engine thread running duty cycles over the adapters assigned to it (one in DEDICATED
- * mode, all of the process's SHARED adapters otherwise). When idle it waits on a {@link Selector}
+ * mode, all of the process's SHARED adapters otherwise), counting them in {@link EngineCounters}.
+ * When idle it waits on a {@link Selector}
  * over its connections' sockets, so arriving data wakes it at once. Its owner stops it: the adapter
  * in DEDICATED mode, the last adapter to leave in SHARED mode.
  */
@@ -27,13 +28,14 @@ final class EngineAgent implements IdleStrategy.Waiter {
     private final ConcurrentLinkedQueue<Connection> registrations = new ConcurrentLinkedQueue<>();
     private final Selector selector;
     private final Thread thread;
+    private final EngineCounters counters;
     private volatile boolean running = true;
     private volatile boolean waiting;
     private volatile IwarpDevice[] snapshot = new IwarpDevice[0];
     /** This cycle found an adapter being worked by another thread (a poller): waiting on socket readiness would spin. */
     private boolean othersWorking;
 
-    private EngineAgent(String name, IdleStrategyKind idleKind) {
+    private EngineAgent(String name, IdleStrategyKind idleKind, long slowCycleNanos) {
         this.name = name;
         this.idle = IdleStrategy.of(idleKind);
         try {
@@ -42,10 +44,11 @@ final class EngineAgent implements IdleStrategy.Waiter {
             throw new IllegalStateException("cannot open a selector for engine " + name + ": " + e.getMessage(), e);
         }
         this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this::run);
+        this.counters = new EngineCounters(name, slowCycleNanos);
     }
 
     static EngineAgent dedicated(IwarpDevice device) {
-        EngineAgent a = new EngineAgent("tandem-engine-" + device.name(), device.config().idle());
+        EngineAgent a = new EngineAgent("tandem-engine-" + device.name(), device.config().idle(), device.config().slowCycleNanos());
         a.add(device);
         a.thread.start();
         return a;
@@ -55,7 +58,7 @@ final class EngineAgent implements IdleStrategy.Waiter {
     static EngineAgent shared(IwarpDevice device) {
         synchronized (SHARED_LOCK) {
             if (shared == null) {
-                shared = new EngineAgent("tandem-engine-shared", device.config().idle());
+                shared = new EngineAgent("tandem-engine-shared", device.config().idle(), device.config().slowCycleNanos());
                 shared.add(device);
                 shared.thread.start();
             } else {
@@ -148,6 +151,11 @@ final class EngineAgent implements IdleStrategy.Waiter {
                         d.engineFault(e);
                     }
                 }
+                if (work > 0) {
+                    counters.workingCycle(System.nanoTime() - now);
+                } else {
+                    counters.idleCycle();
+                }
                 idle.idle(work, this);
             }
         } finally {
@@ -156,6 +164,7 @@ final class EngineAgent implements IdleStrategy.Waiter {
             } catch (IOException e) {
                 System.getLogger(EngineAgent.class.getName()).log(System.Logger.Level.DEBUG, "closing selector of " + name + ": " + e);
             }
+            counters.close();
         }
     }
 

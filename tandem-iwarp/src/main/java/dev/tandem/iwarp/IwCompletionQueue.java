@@ -41,6 +41,8 @@ final class IwCompletionQueue implements CompletionQueue {
     private volatile boolean overrun;
     private volatile boolean closed;
 
+    private final CqCounters counters;
+
     IwCompletionQueue(IwarpDevice device, int depth) {
         if (depth <= 0 || depth > device.attributes().maxCqDepth()) {
             throw new InvalidArgumentException("completion queue depth " + depth + " must be within 1.." + device.attributes().maxCqDepth());
@@ -56,6 +58,12 @@ final class IwCompletionQueue implements CompletionQueue {
             sequences.set(i, i);
         }
         mask = capacity - 1;
+        counters = new CqCounters(device.ras());
+    }
+
+    /** Number of this CQ within its adapter, as its counter labels show it ({@code <adapter> cq <n> ...}). */
+    int number() {
+        return counters.number;
     }
 
     @Override
@@ -82,6 +90,7 @@ final class IwCompletionQueue implements CompletionQueue {
                     slots[idx].set(wrId, status, opcode, byteLength, qpNumber, invalidatedStag, flags, vendorError);
                     slotQueues[idx] = sq;
                     slotPositions[idx] = sqPosition;
+                    counters.added(pos + 1 - head.get());
                     sequences.set(idx, pos + 1);
                     break;
                 }
@@ -98,6 +107,7 @@ final class IwCompletionQueue implements CompletionQueue {
     }
 
     private void raiseOverrun() {
+        counters.overflowed();
         if (!overrun) {
             overrun = true;
             device.raise(AsyncEventType.CQ_ERROR, this, "completion queue of depth " + depth + " overflowed; poll faster or make it deeper");
@@ -228,6 +238,7 @@ final class IwCompletionQueue implements CompletionQueue {
             waitLock.unlock();
         }
         device.forget(this);
+        counters.close();
     }
 
     @Override

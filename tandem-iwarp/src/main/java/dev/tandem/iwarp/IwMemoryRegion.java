@@ -17,6 +17,7 @@ final class IwMemoryRegion implements MemoryRegion {
     /** The whole segment as a buffer; the engine works on duplicates of it. */
     final ByteBuffer buffer;
     private volatile boolean closed;
+    private final MrCounters counters;
 
     IwMemoryRegion(IwProtectionDomain pd, MemorySegment segment, int access) {
         if (segment == null) {
@@ -39,6 +40,12 @@ final class IwMemoryRegion implements MemoryRegion {
         entry.length = segment.byteSize();
         entry.access = access;
         entry.key = 0;
+        try {
+            this.counters = new MrCounters(pd.device().ras(), entry.stag());
+        } catch (RuntimeException e) {
+            pd.device().stags().release(entry);
+            throw e;
+        }
         entry.valid = true;
     }
 
@@ -97,12 +104,18 @@ final class IwMemoryRegion implements MemoryRegion {
         return closed;
     }
 
+    /** Placement counters; the receiver updates them under the adapter's progress lock. */
+    MrCounters counters() {
+        return counters;
+    }
+
     @Override
     public synchronized void close() {
         if (!closed) {
             closed = true;
             pd.device().stags().release(entry);
             pd.forget(this);
+            counters.close();
         }
     }
 

@@ -172,6 +172,7 @@ final class IwQueuePair implements QueuePair {
             copyInline(pos, request);
         }
         sq.publish(pos, request);
+        counters.sendQueued(pos + 1 - sq.head());
         if (state.get() == QpState.ERROR) {
             flushSendQueue(null, 0);
             return;
@@ -249,6 +250,7 @@ final class IwQueuePair implements QueuePair {
         if (rq.size() >= config.receiveDepth() || !rq.offer(request)) {
             throw new QueueFullException("receive queue of QP " + qpNumber + " is full (" + config.receiveDepth() + " buffers posted)");
         }
+        counters.receiveQueued(rq.size());
         if (state.get() == QpState.ERROR) {
             flushReceives();
         }

@@ -16,6 +16,7 @@ final class IwSharedReceiveQueue implements SharedReceiveQueue {
     private final MpmcRing<ReceiveRequest> ring;
     private volatile int limit;
     private volatile boolean closed;
+    private final SrqCounters counters;
 
     IwSharedReceiveQueue(IwProtectionDomain pd, int maxWr, int maxSge) {
         int maxDepth = pd.device().attributes().maxQueuePairDepth();
@@ -29,6 +30,12 @@ final class IwSharedReceiveQueue implements SharedReceiveQueue {
         this.maxWr = maxWr;
         this.maxSge = maxSge;
         this.ring = new MpmcRing<>(maxWr);
+        this.counters = new SrqCounters(pd.device().ras());
+    }
+
+    /** Number of this SRQ within its adapter, as its counter labels show it ({@code <adapter> srq <n> ...}). */
+    int number() {
+        return counters.number;
     }
 
     @Override
@@ -55,11 +62,15 @@ final class IwSharedReceiveQueue implements SharedReceiveQueue {
         if (ring.size() >= maxWr || !ring.offer(request)) {
             throw new QueueFullException("shared receive queue is full (" + maxWr + " buffers posted); wait for receives to complete");
         }
+        counters.posted(ring.size());
     }
 
     /** Takes the next buffer for an arriving Send (engine side), firing the limit event if armed. */
     ReceiveRequest take() {
         ReceiveRequest r = ring.poll();
+        if (r != null) {
+            counters.consumed();
+        }
         int l = limit;
         if (r != null && l > 0 && ring.size() < l) {
             limit = 0;
@@ -85,6 +96,7 @@ final class IwSharedReceiveQueue implements SharedReceiveQueue {
     public void close() {
         closed = true;
         pd.forget(this);
+        counters.close();
     }
 
     @Override

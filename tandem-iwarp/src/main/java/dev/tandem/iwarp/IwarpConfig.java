@@ -16,9 +16,15 @@ import java.net.UnknownHostException;
  *                         no hand-off to the engine thread), as a posting thread transmits directly
  * @param maxUlpdu         largest ULPDU per FPDU; 0 derives it from the interface MTU (the TCP path)
  * @param connectTimeoutMs how long a listener waits for an MPA Request before dropping the socket
+ * @param slowCycleNanos   an engine duty cycle that did work and took longer than this counts as slow
+ *                         (counter {@code <engine thread> cycles over <threshold>}); default 1 ms
  */
 public record IwarpConfig(InetAddress localAddress, boolean crc, ThreadingMode threading, IdleStrategyKind idle,
-                          boolean progressOnPoll, int maxUlpdu, long connectTimeoutMs) {
+                          boolean progressOnPoll, int maxUlpdu, long connectTimeoutMs,
+                          long slowCycleNanos) {
+    /** Default of {@link #slowCycleNanos()}: 1 ms. */
+    public static final long DEFAULT_SLOW_CYCLE_NANOS = 1_000_000;
+
     public IwarpConfig {
         if (localAddress == null) {
             throw new InvalidArgumentException("IwarpConfig localAddress is null; give the adapter's local IP (e.g. 127.0.1.1)");
@@ -29,6 +35,10 @@ public record IwarpConfig(InetAddress localAddress, boolean crc, ThreadingMode t
         if (maxUlpdu != 0 && (maxUlpdu < 64 || maxUlpdu > 0xFFFF)) {
             throw new InvalidArgumentException("maxUlpdu " + maxUlpdu + " must be 0 (derive from MTU) or 64..65535");
         }
+        if (slowCycleNanos <= 0) {
+            throw new InvalidArgumentException("slowCycleNanos " + slowCycleNanos + " must be positive (default "
+                    + DEFAULT_SLOW_CYCLE_NANOS + ", 1 ms)");
+        }
         if (connectTimeoutMs <= 0) {
             throw new InvalidArgumentException("connectTimeoutMs " + connectTimeoutMs + " must be positive");
         }
@@ -37,29 +47,34 @@ public record IwarpConfig(InetAddress localAddress, boolean crc, ThreadingMode t
     /** Defaults for the adapter at {@code ip}: CRC on, dedicated back-off engine thread, progress on poll. */
     public static IwarpConfig of(String ip) {
         try {
-            return new IwarpConfig(InetAddress.getByName(ip), true, ThreadingMode.DEDICATED, IdleStrategyKind.BACKOFF, true, 0, 10_000);
+            return new IwarpConfig(InetAddress.getByName(ip), true, ThreadingMode.DEDICATED, IdleStrategyKind.BACKOFF, true, 0, 10_000,
+                    DEFAULT_SLOW_CYCLE_NANOS);
         } catch (UnknownHostException e) {
             throw new InvalidArgumentException("adapter address '" + ip + "' is not an IP address: " + e.getMessage());
         }
     }
 
     public IwarpConfig withCrc(boolean on) {
-        return new IwarpConfig(localAddress, on, threading, idle, progressOnPoll, maxUlpdu, connectTimeoutMs);
+        return new IwarpConfig(localAddress, on, threading, idle, progressOnPoll, maxUlpdu, connectTimeoutMs, slowCycleNanos);
     }
 
     public IwarpConfig withThreading(ThreadingMode mode) {
-        return new IwarpConfig(localAddress, crc, mode, idle, progressOnPoll, maxUlpdu, connectTimeoutMs);
+        return new IwarpConfig(localAddress, crc, mode, idle, progressOnPoll, maxUlpdu, connectTimeoutMs, slowCycleNanos);
     }
 
     public IwarpConfig withIdle(IdleStrategyKind kind) {
-        return new IwarpConfig(localAddress, crc, threading, kind, progressOnPoll, maxUlpdu, connectTimeoutMs);
+        return new IwarpConfig(localAddress, crc, threading, kind, progressOnPoll, maxUlpdu, connectTimeoutMs, slowCycleNanos);
     }
 
     public IwarpConfig withProgressOnPoll(boolean on) {
-        return new IwarpConfig(localAddress, crc, threading, idle, on, maxUlpdu, connectTimeoutMs);
+        return new IwarpConfig(localAddress, crc, threading, idle, on, maxUlpdu, connectTimeoutMs, slowCycleNanos);
     }
 
     public IwarpConfig withMaxUlpdu(int bytes) {
-        return new IwarpConfig(localAddress, crc, threading, idle, progressOnPoll, bytes, connectTimeoutMs);
+        return new IwarpConfig(localAddress, crc, threading, idle, progressOnPoll, bytes, connectTimeoutMs, slowCycleNanos);
+    }
+
+    public IwarpConfig withSlowCycleNanos(long nanos) {
+        return new IwarpConfig(localAddress, crc, threading, idle, progressOnPoll, maxUlpdu, connectTimeoutMs, nanos);
     }
 }

@@ -1,16 +1,20 @@
 package dev.tandem.iwarp;
 
 import dev.tandem.ras.Counter;
+import dev.tandem.ras.TraceLevel;
 import dev.tandem.verbs.WorkRequest;
 
 /**
  * Per-QP traffic counters in the process's RAS file (readable from outside with {@code tandem
  * stat}). Each counter has one writer (the transmitter or the receiver, which run under their own
  * exclusion), so updates are plain stores: no lock, no allocation. The adapter's per-opcode
- * counters are updated alongside.
+ * counters are updated alongside. The queue high-water marks are raised by posting threads, which
+ * may race: a plain read, and a CAS only when the mark rises. The FPDU trace points live here too:
+ * level 7 per FPDU, level 8 per placement and per sealed FPDU.
  */
 final class QpCounters implements AutoCloseable {
     private final AdapterRas adapter;
+    private final int qpNumber;
     private final Counter messagesSent;
     private final Counter bytesSent;
     private final Counter messagesReceived;
@@ -18,9 +22,12 @@ final class QpCounters implements AutoCloseable {
     private final Counter fpdusSent;
     private final Counter fpdusReceived;
     private final Counter malformed;
+    private final Counter sendQueueHighWater;
+    private final Counter receiveQueueHighWater;
 
     QpCounters(AdapterRas adapter, int qpNumber) {
         this.adapter = adapter;
+        this.qpNumber = qpNumber;
         messagesSent = adapter.qpCounter(qpNumber, "messages sent");
         bytesSent = adapter.qpCounter(qpNumber, "bytes sent");
         messagesReceived = adapter.qpCounter(qpNumber, "messages received");
@@ -28,6 +35,32 @@ final class QpCounters implements AutoCloseable {
         fpdusSent = adapter.qpCounter(qpNumber, "fpdus sent");
         fpdusReceived = adapter.qpCounter(qpNumber, "fpdus received");
         malformed = adapter.qpCounter(qpNumber, "malformed frames");
+        sendQueueHighWater = adapter.qpCounter(qpNumber, "send queue high water");
+        receiveQueueHighWater = adapter.qpCounter(qpNumber, "receive queue high water");
+    }
+
+    /** A send was posted; {@code outstanding} requests are in the send queue now (posted, not completed). */
+    void sendQueued(long outstanding) {
+        sendQueueHighWater.setMaxAtomic(outstanding);
+    }
+
+    /** A receive was posted; {@code queued} are waiting now. */
+    void receiveQueued(long queued) {
+        receiveQueueHighWater.setMaxAtomic(queued);
+    }
+
+    /** Level 8: the payload of an FPDU is about to be placed ({@code target}: STag if tagged, else MSN). */
+    void placing(int opcode, int target, int bytes) {
+        if (adapter.rx.enabled(TraceLevel.HOT_INTERNALS)) {
+            adapter.rx.record(TraceLevel.HOT_INTERNALS, AdapterRas.PLACE, qpNumber, opcode, target & 0xFFFF_FFFFL, bytes, null);
+        }
+    }
+
+    /** Level 8: an FPDU was sealed (pad and CRC appended) for sending. */
+    void sealed(int opcode, int ulpdu, int crc) {
+        if (adapter.tx.enabled(TraceLevel.HOT_INTERNALS)) {
+            adapter.tx.record(TraceLevel.HOT_INTERNALS, AdapterRas.SEAL, qpNumber, opcode, ulpdu, crc & 0xFFFF_FFFFL, null);
+        }
     }
 
     void sent(WorkRequest wr) {
@@ -54,15 +87,15 @@ final class QpCounters implements AutoCloseable {
 
     void fpduSent(int opcode, int ulpdu) {
         fpdusSent.increment();
-        if (adapter.tx.enabled(dev.tandem.ras.TraceLevel.HOT_ENTRY_EXIT)) {
-            adapter.tx.record(dev.tandem.ras.TraceLevel.HOT_ENTRY_EXIT, AdapterRas.FPDU_SENT, opcode, ulpdu);
+        if (adapter.tx.enabled(TraceLevel.HOT_ENTRY_EXIT)) {
+            adapter.tx.record(TraceLevel.HOT_ENTRY_EXIT, AdapterRas.FPDU_SENT, opcode, ulpdu);
         }
     }
 
     void fpduReceived(int opcode, int ulpdu) {
         fpdusReceived.increment();
-        if (adapter.rx.enabled(dev.tandem.ras.TraceLevel.HOT_ENTRY_EXIT)) {
-            adapter.rx.record(dev.tandem.ras.TraceLevel.HOT_ENTRY_EXIT, AdapterRas.FPDU_RECEIVED, opcode, ulpdu);
+        if (adapter.rx.enabled(TraceLevel.HOT_ENTRY_EXIT)) {
+            adapter.rx.record(TraceLevel.HOT_ENTRY_EXIT, AdapterRas.FPDU_RECEIVED, opcode, ulpdu);
         }
     }
 
@@ -114,5 +147,7 @@ final class QpCounters implements AutoCloseable {
         fpdusSent.close();
         fpdusReceived.close();
         malformed.close();
+        sendQueueHighWater.close();
+        receiveQueueHighWater.close();
     }
 }

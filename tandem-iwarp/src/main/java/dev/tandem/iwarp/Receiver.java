@@ -161,15 +161,18 @@ final class Receiver {
         pad = FpduDescriptor.padLength(ulpdu);
         scatterCount = 0;
         boolean ok;
+        int target;
         if (tagged) {
             firstView = 0;
             int stag = h.getInt(FpduDescriptor.TAGGED_STAG_OFFSET);
+            target = stag;
             long to = h.getLong(FpduDescriptor.TAGGED_TO_OFFSET);
             ok = opcode == RdmapOpcode.RDMA_WRITE ? placeWrite(stag, to) : placeReadResponse(stag, to);
         } else {
             firstView = 1;
             int qn = h.getInt(FpduDescriptor.UNTAGGED_QN_OFFSET);
             int msn = h.getInt(FpduDescriptor.UNTAGGED_MSN_OFFSET);
+            target = msn;
             ok = switch (qn) {
                 case FpduDescriptor.QN_SEND -> RdmapOpcode.isSend(opcode)
                         ? readHeaderRest(UNTAGGED_HEADER) && placeSend(msn)
@@ -186,6 +189,7 @@ final class Receiver {
         if (!ok) {
             return false;
         }
+        qp.counters().placing(opcode, target, payloadLength);
         trailer.clear().limit(pad + FpduDescriptor.CRC_SIZE);
         scatter[scatterCount++] = trailer;
         // every FPDU is at least 20 bytes, so the next one's first 16 bytes are header: read them now
@@ -217,8 +221,10 @@ final class Receiver {
         StagEntry e = qp.device().stags().lookup(stag);
         TerminateCode err = checkTagged(e, stag, to, payloadLength, Access.REMOTE_WRITE, false);
         if (err != null) {
+            countFault(e);
             return fault(err, "RDMA Write of " + payloadLength + " bytes to STag " + dev.tandem.verbs.STag.format(stag) + " at TO " + to);
         }
+        e.region.counters().remoteAccess();
         place(e.region, e.base + to, payloadLength);
         return true;
     }
@@ -231,13 +237,18 @@ final class Receiver {
         Sge sink = read.sgl().get(0);
         IwMemoryRegion region = (IwMemoryRegion) sink.region();
         if (stag != region.lkey() || !region.isValid()) {
+            if (!region.isClosed()) {
+                region.counters().accessFault();
+            }
             return fault(TerminateCode.DDP_TAGGED_INVALID_STAG, "Read Response to STag " + dev.tandem.verbs.STag.format(stag)
                     + " but the outstanding Read's sink is " + dev.tandem.verbs.STag.format(region.lkey()));
         }
         if (to != sink.offset() + readReceived || readReceived + payloadLength > sink.length()) {
+            region.counters().accessFault();
             return fault(TerminateCode.DDP_TAGGED_BASE_BOUNDS, "Read Response at TO " + to + " length " + payloadLength
                     + " outside the outstanding Read's sink (" + sink.offset() + ", " + sink.length() + " bytes, " + readReceived + " received)");
         }
+        region.counters().remoteAccess();
         place(region, to, payloadLength);
         return true;
     }
@@ -295,10 +306,19 @@ final class Receiver {
             viewOwners[s] = region;
             views[s] = region.buffer.duplicate();
         }
+        region.counters().placed(length);
         int start = (int) offset;
         placedStart[s] = start;
         scatter[s] = views[s].clear().position(start).limit(start + length);
         scatterCount++;
+    }
+
+    /** Counts a refused tagged access against the region the STag names, if it still has one. */
+    private static void countFault(StagEntry e) {
+        IwMemoryRegion region = e == null ? null : e.region;
+        if (region != null && !region.isClosed()) {
+            region.counters().accessFault();
+        }
     }
 
     /** A tagged access check; null when allowed. {@code rdmapLayer} selects RDMAP codes (Read Request source). */
@@ -418,6 +438,7 @@ final class Receiver {
         StagEntry e = qp.device().stags().lookup(sourceStag);
         TerminateCode err = checkTagged(e, sourceStag, sourceTo, size, Access.REMOTE_READ, true);
         if (err != null) {
+            countFault(e);
             return fault(err, "RDMA Read Request of " + size + " bytes from STag " + dev.tandem.verbs.STag.format(sourceStag) + " at TO " + sourceTo);
         }
         ReadRequestQueue.Entry entry = c.irq.claim(c.ird);
@@ -430,6 +451,7 @@ final class Receiver {
         entry.source = e;
         entry.sourceOffset = sourceTo;
         entry.sent = 0;
+        e.region.counters().remoteAccess();
         c.irq.publish();
         qp.counters().received(RdmapOpcode.READ_REQUEST, 0);
         c.tx.poll();

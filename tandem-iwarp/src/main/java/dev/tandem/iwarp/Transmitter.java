@@ -447,6 +447,8 @@ final class Transmitter {
         ends[fpdus] = gatherCount - 1;
         fpdus++;
         batchBytes += FpduDescriptor.fpduLength(ulpdu);
-        qp.counters().fpduSent(headers[fpdus - 1].get(FpduDescriptor.RDMAP_CONTROL_OFFSET) & FpduDescriptor.RDMAP_OPCODE_MASK, ulpdu);
+        int opcode = headers[fpdus - 1].get(FpduDescriptor.RDMAP_CONTROL_OFFSET) & FpduDescriptor.RDMAP_OPCODE_MASK;
+        qp.counters().fpduSent(opcode, ulpdu);
+        qp.counters().sealed(opcode, ulpdu, value);
     }
 }
