@@ -20,6 +20,8 @@ import java.util.concurrent.TimeUnit;
 final class LoopbackLink implements AutoCloseable {
     final IwarpDevice a;
     final IwarpDevice b;
+    final ProtectionDomain pdA;
+    final ProtectionDomain pdB;
     final CompletionQueue cqA;
     final CompletionQueue cqB;
     final MemoryRegion mrA;
@@ -31,8 +33,8 @@ final class LoopbackLink implements AutoCloseable {
     LoopbackLink(boolean crc, int regionSize) throws Exception {
         a = IwarpDevice.open(IwarpConfig.of("127.0.1.1").withCrc(crc));
         b = IwarpDevice.open(IwarpConfig.of("127.0.1.2").withCrc(crc));
-        ProtectionDomain pdA = a.allocateProtectionDomain();
-        ProtectionDomain pdB = b.allocateProtectionDomain();
+        pdA = a.allocateProtectionDomain();
+        pdB = b.allocateProtectionDomain();
         cqA = a.createCompletionQueue(1024);
         cqB = b.createCompletionQueue(1024);
         int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
@@ -48,8 +50,17 @@ final class LoopbackLink implements AutoCloseable {
         }
     }
 
+    /** Closes the QPs, regions, CQs and PDs, then the adapters (closing an adapter over open resources is a leak). */
     @Override
     public void close() {
+        qpA.close();
+        qpB.close();
+        mrA.close();
+        mrB.close();
+        cqA.close();
+        cqB.close();
+        pdA.close();
+        pdB.close();
         a.close();
         b.close();
         arena.close();
