@@ -17,9 +17,19 @@ import java.nio.file.Path;
  * @param dutyIntervalMs          how often the RAS duty thread beats the heartbeat, checks the file
  *                                markers and picks up trace levels set from outside, 1..1000 ms; 0 runs
  *                                no thread (the owner then calls {@link RasFile#heartbeat()} itself)
+ * @param resourceCapacity        live verbs resources the resource table holds, 1..1,048,576
+ *                                ({@value RasFileDescriptor#RESOURCE_ENTRY_LENGTH} bytes each); more are
+ *                                counted as dropped
+ * @param dumpIntervalMs          how often the duty writes a "periodic" dump, 0 (off) or 1..604,800,000
+ *                                (a week)
+ * @param dumpsKept               periodic dumps of this pid kept in {@code dir}, 1..1000; older ones are deleted
  */
 public record RasConfig(Path dir, int counterCapacity, int errorLogBytes, int traceRingBytes,
-                        int traceComponentCapacity, int defaultTraceLevel, boolean deleteOnClose, int dutyIntervalMs) {
+                        int traceComponentCapacity, int defaultTraceLevel, boolean deleteOnClose, int dutyIntervalMs,
+                        int resourceCapacity, int dumpIntervalMs, int dumpsKept) {
+
+    /** Longest {@link #dumpIntervalMs()}: a week. */
+    public static final int MAX_DUMP_INTERVAL_MS = 7 * 24 * 3600 * 1000;
 
     /** The default directory: {@code ${java.io.tmpdir}/tandem}. */
     public static Path defaultDir() {
@@ -48,53 +58,79 @@ public record RasConfig(Path dir, int counterCapacity, int errorLogBytes, int tr
             throw new IllegalArgumentException("dutyIntervalMs " + dutyIntervalMs + " must be 0 (no duty thread) or 1..1000,"
                     + " so a trace level set from outside takes effect within a second");
         }
+        if (resourceCapacity < 1 || resourceCapacity > 1 << 20) {
+            throw new IllegalArgumentException("resourceCapacity " + resourceCapacity + " must be 1..1048576");
+        }
+        if (dumpIntervalMs < 0 || dumpIntervalMs > MAX_DUMP_INTERVAL_MS) {
+            throw new IllegalArgumentException("dumpIntervalMs " + dumpIntervalMs + " must be 0 (no periodic dumps) or 1.."
+                    + MAX_DUMP_INTERVAL_MS + " (a week)");
+        }
+        if (dumpsKept < 1 || dumpsKept > 1000) {
+            throw new IllegalArgumentException("dumpsKept " + dumpsKept + " must be 1..1000");
+        }
     }
 
     /**
      * Defaults: {@link #defaultDir()}, 4096 counters, 256 KiB error log, 1 MiB trace ring (8192 records),
-     * 64 trace components at level 1 (errors), file kept on close, a duty every 100 ms.
+     * 64 trace components at level 1 (errors), file kept on close, a duty every 100 ms, 4096 resources,
+     * no periodic dumps (3 kept when turned on).
      */
     public static RasConfig defaults() {
-        return new RasConfig(defaultDir(), 4096, 256 << 10, 1 << 20, 64, TraceLevel.ERROR, false, 100);
+        return new RasConfig(defaultDir(), 4096, 256 << 10, 1 << 20, 64, TraceLevel.ERROR, false, 100, 4096, 0, 3);
     }
 
     public RasConfig withDir(Path newDir) {
         return new RasConfig(newDir, counterCapacity, errorLogBytes, traceRingBytes, traceComponentCapacity,
-                defaultTraceLevel, deleteOnClose, dutyIntervalMs);
+                defaultTraceLevel, deleteOnClose, dutyIntervalMs, resourceCapacity, dumpIntervalMs, dumpsKept);
     }
 
     public RasConfig withCounterCapacity(int capacity) {
         return new RasConfig(dir, capacity, errorLogBytes, traceRingBytes, traceComponentCapacity,
-                defaultTraceLevel, deleteOnClose, dutyIntervalMs);
+                defaultTraceLevel, deleteOnClose, dutyIntervalMs, resourceCapacity, dumpIntervalMs, dumpsKept);
     }
 
     public RasConfig withErrorLogBytes(int bytes) {
         return new RasConfig(dir, counterCapacity, bytes, traceRingBytes, traceComponentCapacity,
-                defaultTraceLevel, deleteOnClose, dutyIntervalMs);
+                defaultTraceLevel, deleteOnClose, dutyIntervalMs, resourceCapacity, dumpIntervalMs, dumpsKept);
     }
 
     public RasConfig withTraceRingBytes(int bytes) {
         return new RasConfig(dir, counterCapacity, errorLogBytes, bytes, traceComponentCapacity,
-                defaultTraceLevel, deleteOnClose, dutyIntervalMs);
+                defaultTraceLevel, deleteOnClose, dutyIntervalMs, resourceCapacity, dumpIntervalMs, dumpsKept);
     }
 
     public RasConfig withTraceComponentCapacity(int capacity) {
         return new RasConfig(dir, counterCapacity, errorLogBytes, traceRingBytes, capacity,
-                defaultTraceLevel, deleteOnClose, dutyIntervalMs);
+                defaultTraceLevel, deleteOnClose, dutyIntervalMs, resourceCapacity, dumpIntervalMs, dumpsKept);
     }
 
     public RasConfig withDefaultTraceLevel(int level) {
         return new RasConfig(dir, counterCapacity, errorLogBytes, traceRingBytes, traceComponentCapacity,
-                level, deleteOnClose, dutyIntervalMs);
+                level, deleteOnClose, dutyIntervalMs, resourceCapacity, dumpIntervalMs, dumpsKept);
     }
 
     public RasConfig withDeleteOnClose(boolean delete) {
         return new RasConfig(dir, counterCapacity, errorLogBytes, traceRingBytes, traceComponentCapacity,
-                defaultTraceLevel, delete, dutyIntervalMs);
+                defaultTraceLevel, delete, dutyIntervalMs, resourceCapacity, dumpIntervalMs, dumpsKept);
     }
 
     public RasConfig withDutyIntervalMs(int intervalMs) {
         return new RasConfig(dir, counterCapacity, errorLogBytes, traceRingBytes, traceComponentCapacity,
-                defaultTraceLevel, deleteOnClose, intervalMs);
+                defaultTraceLevel, deleteOnClose, intervalMs, resourceCapacity, dumpIntervalMs, dumpsKept);
+    }
+
+    public RasConfig withResourceCapacity(int capacity) {
+        return new RasConfig(dir, counterCapacity, errorLogBytes, traceRingBytes, traceComponentCapacity,
+                defaultTraceLevel, deleteOnClose, dutyIntervalMs, capacity, dumpIntervalMs, dumpsKept);
+    }
+
+    public RasConfig withDumpIntervalMs(int intervalMs) {
+        return new RasConfig(dir, counterCapacity, errorLogBytes, traceRingBytes, traceComponentCapacity,
+                defaultTraceLevel, deleteOnClose, dutyIntervalMs, resourceCapacity, intervalMs, dumpsKept);
+    }
+
+    public RasConfig withDumpsKept(int kept) {
+        return new RasConfig(dir, counterCapacity, errorLogBytes, traceRingBytes, traceComponentCapacity,
+                defaultTraceLevel, deleteOnClose, dutyIntervalMs, resourceCapacity, dumpIntervalMs, kept);
     }
 }

@@ -11,15 +11,22 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import static dev.tandem.ras.RasFileDescriptor.DUMP_DONE_OFFSET;
+import static dev.tandem.ras.RasFileDescriptor.DUMP_NAME_LENGTH_OFFSET;
+import static dev.tandem.ras.RasFileDescriptor.DUMP_NAME_OFFSET;
+import static dev.tandem.ras.RasFileDescriptor.DUMP_NAME_VERSION_OFFSET;
+import static dev.tandem.ras.RasFileDescriptor.DUMP_REQUEST_OFFSET;
 import static dev.tandem.ras.RasFileDescriptor.FILE_START_MARKER;
 import static dev.tandem.ras.RasFileDescriptor.FILE_SUFFIX;
 import static dev.tandem.ras.RasFileDescriptor.HEARTBEAT_MS_OFFSET;
+import static dev.tandem.ras.RasFileDescriptor.MAX_DUMP_NAME_LENGTH;
 import static dev.tandem.ras.RasFileDescriptor.OWNER_STATE_CLOSED;
 import static dev.tandem.ras.RasFileDescriptor.OWNER_STATE_OFFSET;
 import static dev.tandem.ras.RasFileDescriptor.OWNER_STATE_OPEN;
@@ -27,16 +34,18 @@ import static dev.tandem.ras.RasFileDescriptor.OWNER_STATE_OPEN;
 /**
  * The owner's side of a process's RAS file {@code <dir>/<pid>.ras}: creates and maps it (replacing a
  * stale file of an earlier process with the same pid), and gives access to its {@link Counters},
- * {@link ErrorLog} and {@link Trace}. One per process. Unless {@link RasConfig#dutyIntervalMs()} is 0,
- * a daemon thread {@code tandem-ras-duty-<pid>} calls {@link #heartbeat()} periodically. Closing stops
- * it, marks the file closed and unmaps it; the file stays for post-mortem reading unless
- * {@link RasConfig#deleteOnClose()}.
+ * {@link ErrorLog}, {@link Trace} and {@link Resources}. One per process. Unless
+ * {@link RasConfig#dutyIntervalMs()} is 0, a daemon thread {@code tandem-ras-duty-<pid>} calls
+ * {@link #heartbeat()} periodically, which also writes the dumps asked for from outside and the
+ * periodic ones. Closing stops it, marks the file closed and unmaps it; the file stays for post-mortem
+ * reading unless {@link RasConfig#deleteOnClose()}.
  */
 public final class RasFile implements AutoCloseable {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final Set<Path> OPEN_FILES = ConcurrentHashMap.newKeySet();
     private static final System.Logger LOGGER = System.getLogger(RasFile.class.getName());
+    private static final String PERIODIC = "periodic";
 
     private final RasConfig config;
     private final Path path;
@@ -48,12 +57,18 @@ public final class RasFile implements AutoCloseable {
     private final Counters counters;
     private final ErrorLog errorLog;
     private final Trace trace;
+    private final Resources resources;
+    private final String command;
+    private final List<SnapshotSource> snapshotSources;
+    private final Object dumpLock = new Object();
+    private long lastPeriodicDumpMs;
     private Thread duty;
     private volatile boolean closing;
     private volatile RuntimeException dutyFailure;
     private boolean closed;
 
-    private RasFile(RasConfig config, Path path, long pid, long startTimeMs, Arena arena, MemorySegment file, RasLayout layout) {
+    private RasFile(RasConfig config, Path path, long pid, long startTimeMs, Arena arena, MemorySegment file, RasLayout layout,
+                    String command, List<SnapshotSource> snapshotSources) {
         this.config = config;
         this.path = path;
         this.pid = pid;
@@ -64,6 +79,10 @@ public final class RasFile implements AutoCloseable {
         this.counters = new Counters(file, layout);
         this.errorLog = new ErrorLog(file, layout);
         this.trace = new Trace(file, layout, config.defaultTraceLevel());
+        this.resources = new Resources(file, layout, pid);
+        this.command = command;
+        this.snapshotSources = snapshotSources;
+        this.lastPeriodicDumpMs = startTimeMs;
     }
 
     /**
@@ -73,6 +92,11 @@ public final class RasFile implements AutoCloseable {
      * @throws UncheckedIOException  when the file cannot be created or mapped
      */
     public static RasFile create(RasConfig config) {
+        return create(config, List.of());
+    }
+
+    /** As {@link #create(RasConfig)}; dumps of this file hold the state trees of {@code snapshotSources} (a live list). */
+    static RasFile create(RasConfig config, List<SnapshotSource> snapshotSources) {
         long pid = ProcessHandle.current().pid();
         Path path = config.dir().toAbsolutePath().resolve(pid + FILE_SUFFIX);
         if (!OPEN_FILES.add(path)) {
@@ -92,12 +116,13 @@ public final class RasFile implements AutoCloseable {
                 file = channel.map(FileChannel.MapMode.READ_WRITE, 0, layout.fileLength(), arena);
             }
             long now = System.currentTimeMillis();
-            layout.format(file, pid, now, command());
+            String command = command();
+            layout.format(file, pid, now, command);
             TraceRing.format(file, layout.section(RasSection.TRACE_RING));
             LONG.setRelease(file, (long) HEARTBEAT_MS_OFFSET, now);
             INT.setRelease(file, (long) OWNER_STATE_OFFSET, OWNER_STATE_OPEN);
             FILE_START_MARKER.publish(file, 0);
-            RasFile ras = new RasFile(config, path, pid, now, arena, file, layout);
+            RasFile ras = new RasFile(config, path, pid, now, arena, file, layout, command, snapshotSources);
             ras.startDuty();
             return ras;
         } catch (IOException | RuntimeException e) {
@@ -144,15 +169,108 @@ public final class RasFile implements AutoCloseable {
 
     /**
      * One duty: checks the file's start and end markers, picks up trace levels set from outside
-     * ({@link Trace#refresh()}) and stores the current time as the heartbeat. The duty thread calls it;
-     * call it yourself (e.g. once a second) when {@link RasConfig#dutyIntervalMs()} is 0.
+     * ({@link Trace#refresh()}), writes the dump asked for from outside ({@link RasReader#requestDump()})
+     * and the periodic dump when one is due ({@link RasConfig#dumpIntervalMs()}), and stores the current
+     * time as the heartbeat. The duty thread calls it; call it yourself (e.g. once a second) when
+     * {@link RasConfig#dutyIntervalMs()} is 0. A dump that cannot be written is recorded in the error log.
      *
      * @throws CorruptStructureException when a file or trace level table marker was overwritten
      */
     public void heartbeat() {
         layout.checkFile(file);
         trace.refresh();
+        serveDumpRequest();
+        periodicDump();
         LONG.setRelease(file, (long) HEARTBEAT_MS_OFFSET, System.currentTimeMillis());
+    }
+
+    private void serveDumpRequest() {
+        if ((long) LONG.getAcquire(file, (long) DUMP_REQUEST_OFFSET) <= (long) LONG.getAcquire(file, (long) DUMP_DONE_OFFSET)) {
+            return;
+        }
+        synchronized (dumpLock) {
+            long requested = (long) LONG.getAcquire(file, (long) DUMP_REQUEST_OFFSET);
+            if (requested <= (long) LONG.getAcquire(file, (long) DUMP_DONE_OFFSET)) {
+                return;
+            }
+            Path written = tryDump("requested");
+            String name = "";
+            if (written != null) {
+                String fileName = written.getFileName().toString();
+                name = fileName.substring(Long.toString(pid).length() + 1, fileName.length() - DumpFileDescriptor.FILE_SUFFIX.length());
+            }
+            int version = (int) INT.getVolatile(file, (long) DUMP_NAME_VERSION_OFFSET) | 1;
+            INT.setVolatile(file, (long) DUMP_NAME_VERSION_OFFSET, version);
+            int n = Text.putAscii(file, DUMP_NAME_OFFSET, name, MAX_DUMP_NAME_LENGTH);
+            file.set(ValueLayout.JAVA_INT, DUMP_NAME_LENGTH_OFFSET, name.length() <= MAX_DUMP_NAME_LENGTH ? n : 0);
+            INT.setRelease(file, (long) DUMP_NAME_VERSION_OFFSET, version + 1);
+            LONG.setRelease(file, (long) DUMP_DONE_OFFSET, requested);
+        }
+    }
+
+    private void periodicDump() {
+        if (config.dumpIntervalMs() == 0) {
+            return;
+        }
+        synchronized (dumpLock) {
+            long now = System.currentTimeMillis();
+            if (now - lastPeriodicDumpMs < config.dumpIntervalMs()) {
+                return;
+            }
+            lastPeriodicDumpMs = now;
+            if (tryDump(PERIODIC) != null) {
+                try {
+                    DumpFiles.prune(config.dir(), pid, PERIODIC, config.dumpsKept());
+                } catch (UncheckedIOException e) {
+                    recordDumpFailure("RAS periodic dump pruning failed", e);
+                }
+            }
+        }
+    }
+
+    /** A dump, or null when it could not be written (recorded in the error log). */
+    private Path tryDump(String reason) {
+        try {
+            return dump(reason);
+        } catch (UncheckedIOException e) {
+            recordDumpFailure("RAS dump failed", e);
+            return null;
+        }
+    }
+
+    private void recordDumpFailure(String cause, UncheckedIOException e) {
+        LOGGER.log(System.Logger.Level.WARNING, cause + " for " + path + ": " + e.getMessage(), e);
+        errorLog.record(cause, e);
+    }
+
+    /**
+     * Writes one dump file into the RAS directory: a header (pid, time, {@code reason}, command), the
+     * state tree of every snapshot source (a source that throws is recorded in its place) and a copy of
+     * this whole file. Dumps are written one at a time.
+     *
+     * @return the dump file, {@code <dir>/<pid>-<yyyyMMdd-HHmmss-SSS>-<reason slug>.dump} (UTC)
+     * @throws UncheckedIOException when it cannot be written
+     */
+    Path dump(String reason) {
+        DumpFiles.checkReason(reason);
+        synchronized (dumpLock) {
+            SnapshotWriter tree = new SnapshotWriter();
+            for (SnapshotSource source : snapshotSources) {
+                int depth = tree.depth();
+                Throwable failure = null;
+                try {
+                    source.snapshot(tree);
+                } catch (VirtualMachineError e) {
+                    throw e;
+                } catch (RuntimeException | Error e) {
+                    failure = e;
+                }
+                tree.finishSource(depth, source, failure);
+            }
+            DumpHeader header = new DumpHeader(DumpFileDescriptor.FORMAT_VERSION, pid, pid, System.currentTimeMillis(), reason,
+                    command);
+            return DumpFiles.write(config.dir().toAbsolutePath(), header, tree.encode(), file);
+        }
     }
 
     /** Why the duty thread stopped early (a corrupt marker, say), if it did. */
@@ -175,6 +293,11 @@ public final class RasFile implements AutoCloseable {
 
     public Trace trace() {
         return trace;
+    }
+
+    /** The resource owner table. */
+    public Resources resources() {
+        return resources;
     }
 
     /** The file, absolute. */

@@ -2,17 +2,19 @@ package dev.tandem.ras;
 
 /**
  * Layout of a RAS file, {@code <dir>/<pid>.ras}: one file per process holding its counters, distinct
- * error log, trace level table and trace ring, mapped by the owner read-write and by readers
- * read-only (the trace level table read-write, so an outside tool can change levels). Integers are in
- * the platform's native byte order (little-endian on every supported machine). All offsets are bytes.
+ * error log, trace level table, trace ring and resource owner table, mapped by the owner read-write
+ * and by readers read-only (the trace level table and the dump request field read-write, so an
+ * outside tool can change levels and ask for a dump). Integers are in the platform's native byte
+ * order (little-endian on every supported machine). All offsets are bytes. Layout version 2 added
+ * the resource table and the dump request and dump done fields of the header.
  *
  * <h2>File</h2>
  * <pre>
- *  0          512 (128-aligned sections, in this order)                          fileLength-16
- *  +----------+-----------+-----------+-----------+-----------+-----------+----------+
- *  |  header  |  counter  |  counter  |   error   |   trace   |   trace   |   end    |
- *  |          |  metadata |  values   |    log    |   levels  |   ring    |  marker  |
- *  +----------+-----------+-----------+-----------+-----------+-----------+----------+
+ *  0          512 (128-aligned sections, in this order)                                     fileLength-16
+ *  +----------+-----------+-----------+-----------+-----------+-----------+-----------+----------+
+ *  |  header  |  counter  |  counter  |   error   |   trace   |   trace   | resource  |   end    |
+ *  |          |  metadata |  values   |    log    |   levels  |   ring    |   table   |  marker  |
+ *  +----------+-----------+-----------+-----------+-----------+-----------+-----------+----------+
  * </pre>
  *
  * <h2>File header (512 bytes)</h2>
@@ -20,7 +22,7 @@ package dev.tandem.ras;
  *    0                   1                   2                   3
  *    0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  *   +---------------------------------------------------------------+
- *   |        start marker "TANDEMRAS   v001" (16 bytes, written     |   0
+ *   |        start marker "TANDEMRAS   v002" (16 bytes, written     |   0
  *   |        last: a reader that sees it sees a complete file)      |
  *   +-------------------------------+-------------------------------+
  *   |        layout version         |     header length (512)       |  16
@@ -31,26 +33,41 @@ package dev.tandem.ras;
  *   +---------------------------------------------------------------+
  *   |                       file length (long)                      |  40
  *   +-------------------------------+-------------------------------+
- *   |  owner state (0 init, 1 open, |      section count (5)        |  48
+ *   |  owner state (0 init, 1 open, |      section count (6)        |  48
  *   |  2 closed; release)           |                               |
  *   +-------------------------------+-------------------------------+
  *   |                       reserved (8 bytes)                      |  56
  *   +---------------------------------------------------------------+
- *   |   heartbeat, epoch ms (long; alone in its cache line 64..127) |  64
+ *   |   heartbeat, epoch ms (long; owner-written line 64..127)      |  64
  *   +---------------------------------------------------------------+
- *   |   section table: 5 x (offset long, length long), in the       | 128
+ *   |   dump done sequence (long; release, after the name below)    |  72
+ *   +-------------------------------+-------------------------------+
+ *   |  dump name version (odd while |  dump name length (0: none,   |  80
+ *   |  the name changes)            |  or that dump failed)         |
+ *   +-------------------------------+-------------------------------+
+ *   |   name of the dump written for the last served request,      ...  88
+ *   |   ASCII, without "<pid>-" and ".dump" (up to 40 bytes)        |
+ *   +---------------------------------------------------------------+
+ *   |   section table: 6 x (offset long, length long), in the       | 128
  *   |   order of the file diagram                                   |
  *   +---------------------------------------------------------------+
- *   |                       reserved to 256                         | 208
+ *   |   dump request sequence (long; outside tools CAS-increment    | 224
+ *   |   it through a read-write mapping of the header)              |
+ *   +---------------------------------------------------------------+
+ *   |                       reserved to 256                         | 232
  *   +-------------------------------+-------------------------------+
  *   |  command length (int)         |  command, ASCII (252 bytes)  ...  256
  *   +-------------------------------+-------------------------------+
  * </pre>
+ * A dump request: a tool increments the request sequence; the owner's duty ({@link RasFile#heartbeat()})
+ * sees request &gt; done, writes {@code <dir>/<pid>-<name>.dump}, stores the name (under the name
+ * version) and then publishes done = request. A dump that failed leaves the name empty and its cause in
+ * the error log.
  *
  * <h2>Every section (128-aligned, padded to a multiple of 128)</h2>
  * <pre>
  *   +---------------------------------------------------------------+
- *   |   start marker, e.g. "ERRORLOG    v001" (16 bytes)            |   0
+ *   |   start marker, e.g. "ERRORLOG    v002" (16 bytes)            |   0
  *   +---------------------------------------------------------------+
  *   |                       body length (long)                      |  16
  *   +-------------------------------+-------------------------------+
@@ -62,13 +79,14 @@ package dev.tandem.ras;
  *   +---------------------------------------------------------------+
  *   |   body: entryCapacity x entryLength bytes, or a byte log      | 128
  *   +---------------------------------------------------------------+
- *   |   end marker, e.g. "/ERRORLOG   v001" (16 bytes), right after | 128 + body length
+ *   |   end marker, e.g. "/ERRORLOG   v002" (16 bytes), right after | 128 + body length
  *   |   the body so an overrun hits it                              |
  *   +---------------------------------------------------------------+
  * </pre>
  * Section fields: the error log keeps its tail (bytes used, CAS'd by writers) at 64 and the
  * observations dropped because it was full at 72; the trace ring keeps its clock base (epoch ns at
- * 32, {@code System.nanoTime()} at 40) and its tail sequence (getAndAdd'd by writers) at 64.
+ * 32, {@code System.nanoTime()} at 40) and its tail sequence (getAndAdd'd by writers) at 64; the
+ * resource table keeps the registrations dropped because it was full at 64.
  *
  * <h2>Counter metadata entry (160 bytes), one per counter id</h2>
  * <pre>
@@ -141,13 +159,43 @@ package dev.tandem.ras;
  *   | (short)       |       | length|                               |
  *   +---------------+-------+-------+-------------------------------+
  * </pre>
+ *
+ * <h2>Resource entry (256 bytes), one per live verbs resource</h2>
+ * <pre>
+ *   +-------------------------------+-------------------------------+
+ *   |  state (0 free, 1 claimed by  |  version (odd while fields    |   0
+ *   |  CAS, 2 live; release, last)  |  change: a seqlock)           |
+ *   +-------------------------------+-------------------------------+
+ *   |                 id (long; e.g. a QP number)                   |   8
+ *   +---------------------------------------------------------------+
+ *   |                 owner pid (long)                              |  16
+ *   +---------------------------------------------------------------+
+ *   |                 created, epoch ms (long)                      |  24
+ *   +-------+-------+-------+-------+-------+-----------------------+
+ *   | type  | name  | thread| call  | detail|   reserved            |  32
+ *   | length| length| length| site l| length|                       |
+ *   +-------+-------+-------+-------+-------+-----------------------+
+ *   |   type, ASCII (up to 8, e.g. "QP", "LISTENER")                |  40
+ *   +---------------------------------------------------------------+
+ *   |   name, UTF-8 (up to 48, e.g. "iwarp0@127.0.1.1 qp 3")       ...  48
+ *   +---------------------------------------------------------------+
+ *   |   owner thread name, UTF-8 (up to 40)                        ...  96
+ *   +---------------------------------------------------------------+
+ *   |   creating call site, UTF-8 (up to 64)                       ... 136
+ *   +---------------------------------------------------------------+
+ *   |   detail, UTF-8 (up to 56; the owner updates it)             ... 200
+ *   +---------------------------------------------------------------+
+ * </pre>
+ * Text longer than its field is cut at a character boundary and marked with {@code "…"} in place of
+ * the cut part: the call site keeps its end (class, method, file and line; the package prefix goes),
+ * every other field keeps its beginning.
  */
 public final class RasFileDescriptor {
     private RasFileDescriptor() {
     }
 
     /** Version of this layout; it is also part of every marker. */
-    public static final int LAYOUT_VERSION = 1;
+    public static final int LAYOUT_VERSION = 2;
     /** File name suffix. */
     public static final String FILE_SUFFIX = ".ras";
 
@@ -167,8 +215,14 @@ public final class RasFileDescriptor {
     public static final int OWNER_STATE_OFFSET = 48;
     public static final int SECTION_COUNT_OFFSET = 52;
     public static final int HEARTBEAT_MS_OFFSET = 64;
+    public static final int DUMP_DONE_OFFSET = 72;
+    public static final int DUMP_NAME_VERSION_OFFSET = 80;
+    public static final int DUMP_NAME_LENGTH_OFFSET = 84;
+    public static final int DUMP_NAME_OFFSET = 88;
+    public static final int MAX_DUMP_NAME_LENGTH = 40;
     public static final int SECTION_TABLE_OFFSET = 128;
     public static final int SECTION_TABLE_ENTRY_LENGTH = 16;
+    public static final int DUMP_REQUEST_OFFSET = 224;
     public static final int COMMAND_LENGTH_OFFSET = 256;
     public static final int COMMAND_OFFSET = 260;
     public static final int MAX_COMMAND_LENGTH = FILE_HEADER_LENGTH - COMMAND_OFFSET;
@@ -234,6 +288,33 @@ public final class RasFileDescriptor {
     public static final int TRACE_TEXT_LENGTH_OFFSET = 67;
     public static final int TRACE_TEXT_OFFSET = 68;
     public static final int MAX_TRACE_TEXT_LENGTH = 48;
+
+    // Resource table section field and entry.
+    public static final int RESOURCES_DROPPED_OFFSET = 64;
+    public static final int RESOURCE_ENTRY_LENGTH = 256;
+    public static final int RESOURCE_STATE_OFFSET = 0;
+    public static final int RESOURCE_VERSION_OFFSET = 4;
+    public static final int RESOURCE_ID_OFFSET = 8;
+    public static final int RESOURCE_PID_OFFSET = 16;
+    public static final int RESOURCE_CREATED_MS_OFFSET = 24;
+    public static final int RESOURCE_TYPE_LENGTH_OFFSET = 32;
+    public static final int RESOURCE_NAME_LENGTH_OFFSET = 33;
+    public static final int RESOURCE_THREAD_LENGTH_OFFSET = 34;
+    public static final int RESOURCE_CALL_SITE_LENGTH_OFFSET = 35;
+    public static final int RESOURCE_DETAIL_LENGTH_OFFSET = 36;
+    public static final int RESOURCE_TYPE_OFFSET = 40;
+    public static final int MAX_RESOURCE_TYPE_LENGTH = 8;
+    public static final int RESOURCE_NAME_OFFSET = 48;
+    public static final int MAX_RESOURCE_NAME_LENGTH = 48;
+    public static final int RESOURCE_THREAD_OFFSET = 96;
+    public static final int MAX_RESOURCE_THREAD_LENGTH = 40;
+    public static final int RESOURCE_CALL_SITE_OFFSET = 136;
+    public static final int MAX_RESOURCE_CALL_SITE_LENGTH = 64;
+    public static final int RESOURCE_DETAIL_OFFSET = 200;
+    public static final int MAX_RESOURCE_DETAIL_LENGTH = 56;
+    public static final int RESOURCE_STATE_FREE = 0;
+    public static final int RESOURCE_STATE_CLAIMED = 1;
+    public static final int RESOURCE_STATE_LIVE = 2;
 
     /** Owner state: the file is being written. */
     public static final int OWNER_STATE_INITIALISING = 0;

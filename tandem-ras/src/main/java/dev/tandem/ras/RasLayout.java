@@ -53,7 +53,8 @@ record RasLayout(String fileName, long fileLength, List<Section> sections) {
                 (long) config.counterCapacity() * RasSection.COUNTER_VALUES.entryLength,
                 align(config.errorLogBytes(), SECTION_ALIGNMENT),
                 (long) config.traceComponentCapacity() * RasSection.TRACE_LEVELS.entryLength,
-                config.traceRingBytes()};
+                config.traceRingBytes(),
+                (long) config.resourceCapacity() * RasSection.RESOURCES.entryLength};
         RasSection[] kinds = RasSection.values();
         Section[] sections = new Section[kinds.length];
         long offset = FILE_HEADER_LENGTH;

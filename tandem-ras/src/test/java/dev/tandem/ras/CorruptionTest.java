@@ -46,8 +46,8 @@ class CorruptionTest {
         assertThatThrownBy(() -> RasReader.open(file)).isInstanceOfSatisfying(CorruptStructureException.class, e -> {
             assertThat(e.structure()).isEqualTo("RAS file " + file);
             assertThat(e.offset()).isZero();
-            assertThat(e.expected()).contains("TANDEMRAS   v001");
-            assertThat(e.found()).isEqualTo("'TAXXEMRAS   v001'");
+            assertThat(e.expected()).contains("TANDEMRAS   v002");
+            assertThat(e.found()).isEqualTo("'TAXXEMRAS   v002'");
         });
         assertThat(RasReader.list(dir)).singleElement().isInstanceOf(RasListing.Unreadable.class);
     }
@@ -60,7 +60,7 @@ class CorruptionTest {
         assertThatThrownBy(() -> RasReader.open(file)).isInstanceOfSatisfying(CorruptStructureException.class, e -> {
             assertThat(e.structure()).isEqualTo("RAS file " + file);
             assertThat(e.offset()).isEqualTo(length - 16);
-            assertThat(e.expected()).contains("/TANDEMRAS  v001");
+            assertThat(e.expected()).contains("/TANDEMRAS  v002");
             assertThat(e.found()).contains("overrun");
         });
     }
@@ -68,7 +68,7 @@ class CorruptionTest {
     @Test
     void newerLayoutVersionIsNamed(@TempDir Path dir) throws IOException {
         Path file = closedFile(dir);
-        overwrite(file, 0, "TANDEMRAS   v002");
+        overwrite(file, 0, "TANDEMRAS   v003");
         assertThatThrownBy(() -> RasReader.open(file)).isInstanceOf(CorruptStructureException.class)
                 .hasMessageContaining("another layout version");
     }
@@ -117,6 +117,35 @@ class CorruptionTest {
             overwrite(ras.path(), levels, "X");
             assertThatThrownBy(() -> ras.trace().component("iwarp.rx")).isInstanceOfSatisfying(CorruptStructureException.class,
                     e -> assertThat(e.structure()).isEqualTo("trace level table of " + ras.path()));
+        }
+    }
+
+    @Test
+    void corruptResourceTableMarkersAreDetectedByReaderAndOwner(@TempDir Path dir) throws IOException {
+        try (RasFile ras = RasFile.create(RasFileTest.small(dir))) {
+            ras.resources().register("QP", 3, "iwarp0 qp 3", "main", "App.main(App.java:1)");
+            long table = sectionOffset(ras.path(), RasSection.RESOURCES);
+            long endMarker = table + RasFileDescriptor.SECTION_HEADER_LENGTH + 16L * RasFileDescriptor.RESOURCE_ENTRY_LENGTH;
+            overwrite(ras.path(), endMarker, "detail overrun..");
+            assertThatThrownBy(() -> RasReader.open(ras.path())).isInstanceOfSatisfying(CorruptStructureException.class, e -> {
+                assertThat(e.structure()).isEqualTo("resource table of " + ras.path());
+                assertThat(e.offset()).isEqualTo(endMarker);
+                assertThat(e.expected()).contains("/RESOURCES  v002");
+                assertThat(e.found()).contains("detail overrun");
+            });
+            assertThatThrownBy(() -> ras.resources().register("MR", 1, "mr", "main", ""))
+                    .isInstanceOfSatisfying(CorruptStructureException.class,
+                            e -> assertThat(e.structure()).isEqualTo("resource table of " + ras.path()));
+            assertThatThrownBy(ras::verify).isInstanceOf(CorruptStructureException.class).hasMessageContaining("resource table");
+
+            overwrite(ras.path(), endMarker, "/RESOURCES  v002");
+            try (RasReader reader = RasReader.open(ras.path())) {
+                overwrite(ras.path(), table, "RESOURCEZ");
+                assertThatThrownBy(reader::resources).isInstanceOfSatisfying(CorruptStructureException.class, e -> {
+                    assertThat(e.structure()).isEqualTo("resource table of " + ras.path());
+                    assertThat(e.offset()).isEqualTo(table);
+                });
+            }
         }
     }
 }

@@ -20,7 +20,7 @@ class RasFileTest {
 
     static RasConfig small(Path dir) {
         return RasConfig.defaults().withDir(dir).withCounterCapacity(16).withErrorLogBytes(4096)
-                .withTraceRingBytes(4096).withTraceComponentCapacity(8).withDutyIntervalMs(0);
+                .withTraceRingBytes(4096).withTraceComponentCapacity(8).withResourceCapacity(16).withDutyIntervalMs(0);
     }
 
     static boolean threadRunning(String name) {
@@ -37,14 +37,16 @@ class RasFileTest {
 
             byte[] bytes = Files.readAllBytes(ras.path());
             ByteBuffer raw = ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder());
-            assertThat(ascii(bytes, 0)).isEqualTo("TANDEMRAS   v001");
-            assertThat(ascii(bytes, bytes.length - 16)).isEqualTo("/TANDEMRAS  v001");
+            assertThat(ascii(bytes, 0)).isEqualTo("TANDEMRAS   v002");
+            assertThat(ascii(bytes, bytes.length - 16)).isEqualTo("/TANDEMRAS  v002");
             assertThat(raw.getInt(RasFileDescriptor.LAYOUT_VERSION_OFFSET)).isEqualTo(RasFileDescriptor.LAYOUT_VERSION);
             assertThat(raw.getLong(RasFileDescriptor.PID_OFFSET)).isEqualTo(pid);
             assertThat(raw.getLong(RasFileDescriptor.FILE_LENGTH_OFFSET)).isEqualTo(bytes.length);
 
-            String[] starts = {"CTRMETA     v001", "CTRVALUES   v001", "ERRORLOG    v001", "TRACELVL    v001", "TRACERING   v001"};
-            String[] ends = {"/CTRMETA    v001", "/CTRVALUES  v001", "/ERRORLOG   v001", "/TRACELVL   v001", "/TRACERING  v001"};
+            String[] starts = {"CTRMETA     v002", "CTRVALUES   v002", "ERRORLOG    v002", "TRACELVL    v002", "TRACERING   v002",
+                    "RESOURCES   v002"};
+            String[] ends = {"/CTRMETA    v002", "/CTRVALUES  v002", "/ERRORLOG   v002", "/TRACELVL   v002", "/TRACERING  v002",
+                    "/RESOURCES  v002"};
             long previousEnd = RasFileDescriptor.FILE_HEADER_LENGTH;
             for (int i = 0; i < starts.length; i++) {
                 int offset = (int) raw.getLong(SECTION_TABLE_OFFSET + i * SECTION_TABLE_ENTRY_LENGTH);
@@ -61,7 +63,7 @@ class RasFileTest {
             try (RasReader reader = RasReader.open(ras.path())) {
                 RasHeader header = reader.header();
                 assertThat(header.pid()).isEqualTo(pid);
-                assertThat(header.layoutVersion()).isEqualTo(1);
+                assertThat(header.layoutVersion()).isEqualTo(2);
                 assertThat(header.startTimeMs()).isBetween(before, System.currentTimeMillis());
                 assertThat(header.ownerState()).isEqualTo(OwnerState.OPEN);
                 assertThat(reader.processAlive()).isTrue();
@@ -180,6 +182,13 @@ class RasFileTest {
         assertThatThrownBy(() -> ok.withDefaultTraceLevel(10)).hasMessageContaining("0..9");
         assertThatThrownBy(() -> ok.withDutyIntervalMs(1001)).hasMessageContaining("dutyIntervalMs 1001");
         assertThatThrownBy(() -> ok.withDutyIntervalMs(-1)).hasMessageContaining("dutyIntervalMs -1");
+        assertThat(ok.resourceCapacity()).isEqualTo(4096);
+        assertThat(ok.dumpIntervalMs()).as("periodic dumps off by default").isZero();
+        assertThat(ok.dumpsKept()).isEqualTo(3);
+        assertThatThrownBy(() -> ok.withResourceCapacity(0)).hasMessageContaining("resourceCapacity 0 must be 1..1048576");
+        assertThatThrownBy(() -> ok.withDumpIntervalMs(-5)).hasMessageContaining("dumpIntervalMs -5");
+        assertThatThrownBy(() -> ok.withDumpIntervalMs(RasConfig.MAX_DUMP_INTERVAL_MS + 1)).hasMessageContaining("a week");
+        assertThatThrownBy(() -> ok.withDumpsKept(0)).hasMessageContaining("dumpsKept 0 must be 1..1000");
     }
 
     private static String ascii(byte[] bytes, int offset) {

@@ -18,10 +18,12 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
- * A child JVM owns a RAS file; this JVM reads its counters and errors from outside, changes a trace
- * level that the child sees while running, kills it, and still reads the file post-mortem.
+ * A child JVM owns a RAS file; this JVM reads its counters, errors and resources from outside, changes
+ * a trace level that the child sees while running, has it write a dump, kills it, and still reads the
+ * file post-mortem (and dumps it from the file alone).
  */
 class TwoProcessTest {
 
@@ -59,6 +61,27 @@ class TwoProcessTest {
                     assertThat(e.count()).isEqualTo(1);
                 });
                 assertThat(reader.traceLevels()).containsExactly(new TraceLevelEntry(0, "iwarp.rx", TraceLevel.ERROR));
+                assertThat(reader.resources()).extracting(ResourceEntry::type, ResourceEntry::id, ResourceEntry::name)
+                        .containsExactly(tuple("PD", 1L, "child0 pd 1"), tuple("QP", 3L, "child0 qp 3"));
+                assertThat(reader.resources()).allSatisfy(r -> {
+                    assertThat(r.pid()).isEqualTo(child.pid());
+                    assertThat(r.thread()).isEqualTo("main");
+                    assertThat(r.callSite()).startsWith(RasChildProcess.class.getName() + ".main(RasChildProcess.java:");
+                });
+                assertThat(reader.resources().get(1).detail()).isEqualTo("state RTS peer 127.0.1.2:4791");
+
+                long request = reader.requestDump();
+                Await.until(Duration.ofSeconds(10), "the child to write the requested dump", () -> reader.dumpDone() >= request);
+                try (DumpReader dump = DumpReader.open(reader.lastDump().orElseThrow())) {
+                    assertThat(dump.header().pid()).isEqualTo(child.pid());
+                    assertThat(dump.header().writerPid()).isEqualTo(child.pid());
+                    assertThat(dump.header().reason()).isEqualTo("requested");
+                    assertThat(dump.tree()).containsExactly(new SnapshotNode.Group("adapter", "child0@127.0.0.1", List.of(
+                            new SnapshotNode.LongField("qps", 1),
+                            new SnapshotNode.Group("qp", "3", List.of(new SnapshotNode.EnumField("state", "State", "RUNNABLE"))))));
+                    assertThat(dump.ras().resources()).hasSize(2);
+                    assertThat(dump.ras().counters()).extracting(CounterSnapshot::value).containsExactly(42L, 42L * 1024);
+                }
                 long beat = reader.header().heartbeatMs();
                 Await.until(Duration.ofSeconds(5), "the child's heartbeat to advance", () -> reader.header().heartbeatMs() > beat);
                 assertThat(RasReader.list(dir)).singleElement().isInstanceOfSatisfying(RasListing.Found.class,
@@ -94,7 +117,17 @@ class TwoProcessTest {
                 assertThat(postMortem.errors()).hasSize(1);
                 assertThat(postMortem.traceLevels()).containsExactly(new TraceLevelEntry(0, "iwarp.rx", TraceLevel.INTERNALS));
                 assertThat(postMortem.traceRecords()).hasSize(1);
+                assertThat(postMortem.resources()).as("resources of the killed child").extracting(ResourceEntry::name)
+                        .containsExactly("child0 pd 1", "child0 qp 3");
+                assertThat(postMortem.droppedResources()).isZero();
+                assertThatThrownBy(postMortem::requestDump).isInstanceOf(IllegalStateException.class).hasMessageContaining("not running");
             }
+            Path dumpFile = DumpFiles.writeFromRasFile(dir.resolve(child.pid() + ".ras"), dir, "post-mortem");
+            try (DumpReader dump = DumpReader.open(dumpFile)) {
+                assertThat(dump.header().fromRasFileOnly()).isTrue();
+                assertThat(dump.ras().resources()).extracting(ResourceEntry::detail).containsExactly("", "state RTS peer 127.0.1.2:4791");
+            }
+            assertThat(DumpFiles.list(dir, child.pid())).hasSize(2).contains(dumpFile);
         } finally {
             child.destroyForcibly();
             child.waitFor(10, TimeUnit.SECONDS);

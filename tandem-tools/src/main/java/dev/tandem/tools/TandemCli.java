@@ -1,6 +1,7 @@
 package dev.tandem.tools;
 
 import dev.tandem.tools.demo.DemoCommand;
+import dev.tandem.tools.dump.DumpCommand;
 import dev.tandem.tools.perf.PerfCommand;
 import dev.tandem.tools.ras.ErrorsCommand;
 import dev.tandem.tools.ras.StatCommand;
@@ -15,7 +16,8 @@ import picocli.CommandLine.Spec;
 /** The {@code tandem} command line. */
 @Command(name = "tandem",
         description = "Tandem: a pure-Java RDMA stack with a software iWARP NIC over TCP.",
-        subcommands = {DemoCommand.class, PerfCommand.class, StatCommand.class, ErrorsCommand.class, TraceCommand.class},
+        subcommands = {DemoCommand.class, PerfCommand.class, StatCommand.class, ErrorsCommand.class, TraceCommand.class,
+                DumpCommand.class},
         footer = {"", "Run 'tandem COMMAND --help' for a command's options."})
 public final class TandemCli implements Runnable {
     @Spec
