@@ -15,14 +15,15 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code tandem stat}: the Tandem processes of a RAS directory (running, and dead ones whose file is
- * left) and their counters, read from outside the process; as text, JSON or Prometheus, once or
- * every few seconds.
+ * left) and their counters (as text, JSON or Prometheus) or resource tables (text or JSON), read from
+ * outside the process, once or every few seconds.
  */
 @Command(name = "stat", sortOptions = false,
-        description = {"Lists the running and recently dead Tandem processes (their RAS files) and prints their counters.",
+        description = {"Lists the running and recently dead Tandem processes (their RAS files) and prints their counters,",
+                "or with --resources their live verbs resources (type, id, name, owner pid and thread, creation time, call site).",
                 "Reads the files from outside: works from another shell while a process runs, and after it died."},
         footer = {"", "Exit code 0, 1 when no process or file is found, 2 on bad usage.",
-                "Examples:", "  tandem stat", "  tandem stat --pid 4711 --filter bytes --watch",
+                "Examples:", "  tandem stat", "  tandem stat --pid 4711 --filter bytes --watch", "  tandem stat --pid 4711 --resources",
                 "  tandem stat --prometheus > /var/lib/node_exporter/tandem.prom"})
 public final class StatCommand implements Callable<Integer> {
     static final double MIN_WATCH_SECONDS = 0.1;
@@ -56,6 +57,9 @@ public final class StatCommand implements Callable<Integer> {
     @Option(names = "--prometheus", description = "Prometheus text exposition format")
     boolean prometheus;
 
+    @Option(names = "--resources", description = "print the resource table (live PDs, MRs, QPs, ... with their owners) instead of counters")
+    boolean resources;
+
     @Override
     public Integer call() {
         validate();
@@ -71,7 +75,11 @@ public final class StatCommand implements Callable<Integer> {
                             ? " but " + s.hiddenDead() + " file(s) of processes dead for more than a day (--all lists them)"
                             : " (a process creates its RAS file when it opens its first adapter; give --dir if it uses another directory)"));
                 }
-                print(out, StatFrame.read(s, filter, now, strict), now);
+                if (resources) {
+                    printResources(out, ResourceFrame.read(s, now, strict), now);
+                } else {
+                    print(out, StatFrame.read(s, filter, now, strict), now);
+                }
                 out.flush();
                 if (watch == null || (count != null && frame >= count) || !pause()) {
                     return 0;
@@ -101,6 +109,20 @@ public final class StatCommand implements Callable<Integer> {
         }
     }
 
+    private void printResources(PrintWriter out, ResourceFrame frame, long now) {
+        if (json) {
+            out.println(ResourceJson.of(frame));
+            return;
+        }
+        if (watch != null) {
+            out.println("=== tandem stat --resources every " + watch + " s at " + TimeFormat.iso(now) + " (Ctrl-C stops) ===");
+        }
+        ResourceText.print(out, frame);
+        if (watch != null) {
+            out.println();
+        }
+    }
+
     /** Waits one watch interval; false when interrupted. */
     private boolean pause() {
         try {
@@ -115,6 +137,14 @@ public final class StatCommand implements Callable<Integer> {
     private void validate() {
         if (json && prometheus) {
             throw new ParameterException(spec.commandLine(), "--json and --prometheus exclude each other: choose one format");
+        }
+        if (resources && prometheus) {
+            throw new ParameterException(spec.commandLine(), "--resources has no Prometheus format (resources are not metrics):"
+                    + " use text or --json");
+        }
+        if (resources && (!filters.isEmpty() || !types.isEmpty())) {
+            throw new ParameterException(spec.commandLine(), (filters.isEmpty() ? "--type" : "--filter")
+                    + " selects counters; --resources prints the whole resource table");
         }
         if (watch != null && !(watch >= MIN_WATCH_SECONDS && watch <= MAX_WATCH_SECONDS)) {
             throw new ParameterException(spec.commandLine(), "--watch " + watch + " is out of range: give "
