@@ -184,6 +184,11 @@ final class AdapterRas implements AutoCloseable {
         errors.record(adapter + ": " + cause, detail);
     }
 
+    /** Records a resource in the RAS file's owner table (read from outside by {@code tandem stat --resources}). */
+    dev.tandem.ras.ResourceSlot registerResource(String kind, long id, String name, Owner owner) {
+        return file.resources().register(kind, id, name, owner.thread(), owner.callSite());
+    }
+
     /** Checks every marker of the process's RAS file; throws {@link dev.tandem.ras.CorruptStructureException} naming a bad one. */
     void verify() {
         file.verify();

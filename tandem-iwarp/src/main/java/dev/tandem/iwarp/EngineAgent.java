@@ -31,6 +31,11 @@ final class EngineAgent implements IdleStrategy.Waiter {
     private final EngineCounters counters;
     private volatile boolean running = true;
     private volatile boolean waiting;
+    /** How often the engine checks the markers of the structures it writes (the RAS file's sections). */
+    private static final long STRUCTURE_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private long structuresCheckedAt = System.nanoTime();
+    /** A fault injected by a test: the engine thread throws it at the top of its next cycle and dies. */
+    private volatile Error crash;
     private volatile IwarpDevice[] snapshot = new IwarpDevice[0];
     /** This cycle found an adapter being worked by another thread (a poller): waiting on socket readiness would spin. */
     private boolean othersWorking;
@@ -57,7 +62,7 @@ final class EngineAgent implements IdleStrategy.Waiter {
     /** The process's shared agent, started on first use; the idle strategy of its first user wins. */
     static EngineAgent shared(IwarpDevice device) {
         synchronized (SHARED_LOCK) {
-            if (shared == null) {
+            if (shared == null || !shared.isAlive()) {
                 shared = new EngineAgent("tandem-engine-shared", device.config().idle(), device.config().slowCycleNanos());
                 shared.add(device);
                 shared.thread.start();
@@ -118,6 +123,12 @@ final class EngineAgent implements IdleStrategy.Waiter {
         }
     }
 
+    /** Makes the engine thread die with {@code e} at its next cycle (fault injection for tests). */
+    void injectCrash(Error e) {
+        crash = e;
+        wake();
+    }
+
     String threadName() {
         return name;
     }
@@ -127,11 +138,23 @@ final class EngineAgent implements IdleStrategy.Waiter {
     }
 
     private void run() {
+        Throwable died = null;
         try {
             while (running) {
+                if (crash != null) {
+                    Error e = crash;
+                    crash = null;
+                    throw e;
+                }
                 int work = registerNew();
                 IwarpDevice[] ds = snapshot;
                 long now = System.nanoTime();
+                if (now - structuresCheckedAt > STRUCTURE_CHECK_NANOS) {
+                    structuresCheckedAt = now;
+                    for (IwarpDevice d : ds) {
+                        d.checkStructures();
+                    }
+                }
                 othersWorking = false;
                 for (IwarpDevice d : ds) {
                     if (d.refreshPollers(now)) {
@@ -158,7 +181,15 @@ final class EngineAgent implements IdleStrategy.Waiter {
                 }
                 idle.idle(work, this);
             }
+        } catch (Throwable t) {
+            died = t;
+            System.getLogger(EngineAgent.class.getName()).log(System.Logger.Level.ERROR, "engine thread " + name + " died", t);
         } finally {
+            if (died != null) {
+                for (IwarpDevice d : snapshot) {
+                    d.engineDied(name, died);
+                }
+            }
             try {
                 selector.close();
             } catch (IOException e) {

@@ -1,5 +1,6 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.verbs.AsyncErrorException;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionQueue;
@@ -39,6 +40,8 @@ final class IwCompletionQueue implements CompletionQueue {
     /** Solicited or failed completions added while someone waited (guarded by waitLock). */
     private long solicitedEvents;
     private volatile boolean overrun;
+    /** The overrun was reported to a poller (once) through {@link AsyncErrorException}. */
+    private volatile boolean overrunReported;
     private volatile boolean closed;
 
     private final CqCounters counters;
@@ -129,8 +132,22 @@ final class IwCompletionQueue implements CompletionQueue {
 
     @Override
     public int poll(WorkCompletion[] out, int offset, int max) {
+        device.enter();
+        try {
+            return pollInside(out, offset, max);
+        } finally {
+            device.leave();
+        }
+    }
+
+    private int pollInside(WorkCompletion[] out, int offset, int max) {
         if (closed) {
             throw new ResourceClosedException("completion queue is closed");
+        }
+        if (overrun && !overrunReported) {
+            overrunReported = true;
+            throw new AsyncErrorException(AsyncEventType.CQ_ERROR, "completion queue of depth " + depth
+                    + " overflowed; completions were lost, so poll faster or make it deeper");
         }
         if (offset < 0 || max < 0 || offset + max > out.length) {
             throw new InvalidArgumentException("poll: offset " + offset + " and max " + max + " do not fit an array of " + out.length);

@@ -80,6 +80,15 @@ final class IwMemoryRegion implements MemoryRegion {
 
     @Override
     public synchronized int reregister(int access) {
+        pd.device().enter();
+        try {
+            return reregisterInside(access);
+        } finally {
+            pd.device().leave();
+        }
+    }
+
+    private synchronized int reregisterInside(int access) {
         checkOpen();
         Access.validate(access);
         entry.valid = false;

@@ -32,38 +32,60 @@ final class IwProtectionDomain implements ProtectionDomain {
 
     @Override
     public MemoryRegion registerMemory(MemorySegment segment, int access) {
-        checkOpen();
-        return remember(new IwMemoryRegion(this, segment, access));
+        device.enter();
+        try {
+            checkOpen();
+            return remember(new IwMemoryRegion(this, segment, access));
+        } finally {
+            device.leave();
+        }
     }
 
     @Override
     public MemoryWindow allocateMemoryWindow() {
-        checkOpen();
-        return remember(new IwMemoryWindow(this));
+        device.enter();
+        try {
+            checkOpen();
+            return remember(new IwMemoryWindow(this));
+        } finally {
+            device.leave();
+        }
     }
 
     @Override
     public QueuePair createQueuePair(QueuePairConfig config) {
-        checkOpen();
-        if (config == null) {
-            throw new InvalidArgumentException("createQueuePair: config is null");
+        device.enter();
+        try {
+            checkOpen();
+            if (config == null) {
+                throw new InvalidArgumentException("createQueuePair: config is null");
+            }
+            return remember(device.newQueuePair(this, config));
+        } finally {
+            device.leave();
         }
-        return remember(device.newQueuePair(this, config));
     }
 
     @Override
     public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge) {
-        checkOpen();
-        return remember(new IwSharedReceiveQueue(this, maxWr, maxSge));
+        device.enter();
+        try {
+            checkOpen();
+            return remember(new IwSharedReceiveQueue(this, maxWr, maxSge));
+        } finally {
+            device.leave();
+        }
     }
 
     private <T extends AutoCloseable> T remember(T child) {
         children.add(child);
+        device.track(child);
         return child;
     }
 
     void forget(AutoCloseable child) {
         children.remove(child);
+        device.untrack(child);
     }
 
     void checkOpen() {

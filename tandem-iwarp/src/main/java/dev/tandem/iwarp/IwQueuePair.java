@@ -1,6 +1,7 @@
 package dev.tandem.iwarp;
 
 import dev.tandem.verbs.Access;
+import dev.tandem.verbs.AsyncErrorException;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionStatus;
@@ -47,6 +48,8 @@ final class IwQueuePair implements QueuePair {
     private final SendQueue.Emitter sendEmitter = this::emitSend;
     private volatile Connection connection;
     private volatile boolean closed;
+    /** An error the engine found on this QP, reported once by the next post (see {@link AsyncErrorException}). */
+    private final AtomicReference<AsyncErrorException> postedError = new AtomicReference<>();
 
     IwQueuePair(IwarpDevice device, IwProtectionDomain pd, QueuePairConfig config, int qpNumber) {
         var attrs = device.attributes();
@@ -142,6 +145,11 @@ final class IwQueuePair implements QueuePair {
         return connection;
     }
 
+    /** Receives posted and not yet consumed (-1 when the QP takes them from an SRQ), for dumps. */
+    int receivesPosted() {
+        return rq == null ? -1 : rq.size();
+    }
+
     int maxReceiveSge() {
         return srq != null ? srq.maxSge() : config.maxReceiveSge();
     }
@@ -150,7 +158,17 @@ final class IwQueuePair implements QueuePair {
 
     @Override
     public void postSend(WorkRequest request) {
+        device.enter();
+        try {
+            postSendInside(request);
+        } finally {
+            device.leave();
+        }
+    }
+
+    private void postSendInside(WorkRequest request) {
         checkOpen();
+        reportPostedError();
         if (request == null) {
             throw new InvalidArgumentException("postSend: request is null");
         }
@@ -238,7 +256,17 @@ final class IwQueuePair implements QueuePair {
 
     @Override
     public void postReceive(ReceiveRequest request) {
+        device.enter();
+        try {
+            postReceiveInside(request);
+        } finally {
+            device.leave();
+        }
+    }
+
+    private void postReceiveInside(ReceiveRequest request) {
         checkOpen();
+        reportPostedError();
         if (srq != null) {
             throw new InvalidStateException("QP " + qpNumber + " takes its receive buffers from a shared receive queue; post to the SRQ");
         }
@@ -360,6 +388,15 @@ final class IwQueuePair implements QueuePair {
 
     @Override
     public void modify(QpState target) {
+        device.enter();
+        try {
+            modifyInside(target);
+        } finally {
+            device.leave();
+        }
+    }
+
+    private void modifyInside(QpState target) {
         checkOpen();
         if (target == null) {
             throw new InvalidArgumentException("modify: target state is null");
@@ -396,6 +433,11 @@ final class IwQueuePair implements QueuePair {
         if (prev == QpState.ERROR) {
             return;
         }
+        if (f.event() != null && f.event() != AsyncEventType.DISCONNECTED) {
+            // posted before the flush, so a thread that sees a flushed completion also sees the error
+            postedError.set(new AsyncErrorException(f.event(), "QP " + qpNumber + " went to ERROR: " + f.detail()
+                    + "; its work was flushed"));
+        }
         Connection c = connection;
         if (c != null) {
             if (f.terminate() != null) {
@@ -406,6 +448,7 @@ final class IwQueuePair implements QueuePair {
         }
         flushSendQueue(f.headStatus(), f.vendorError());
         flushReceives();
+        device.describe(this, "ERROR: " + f.detail());
         if (f.terminate() != null || (f.event() != null && f.event() != AsyncEventType.DISCONNECTED)) {
             device.recordError(this, f);
         }
@@ -474,6 +517,7 @@ final class IwQueuePair implements QueuePair {
                 throw new InvalidStateException("QP " + qpNumber + " left INIT while connecting (now " + state.get() + ")");
             }
             device.activate(this);
+            device.describe(this, "RTS " + c.local + " -> " + c.remote);
             device.raise(AsyncEventType.COMMUNICATION_ESTABLISHED, this, c.toString());
         } catch (IOException e) {
             try {
@@ -521,6 +565,16 @@ final class IwQueuePair implements QueuePair {
             throw new ResourceClosedException("QP " + qpNumber + " is closed");
         }
         device.checkOpen();
+    }
+
+    /** Throws (once) the error the engine posted to this QP when it moved it to ERROR. */
+    private void reportPostedError() {
+        if (postedError.get() != null) {
+            AsyncErrorException e = postedError.getAndSet(null);
+            if (e != null) {
+                throw e;
+            }
+        }
     }
 
     boolean isClosed() {

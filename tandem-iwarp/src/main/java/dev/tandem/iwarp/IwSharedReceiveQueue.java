@@ -55,6 +55,15 @@ final class IwSharedReceiveQueue implements SharedReceiveQueue {
 
     @Override
     public void postReceive(ReceiveRequest request) {
+        pd.device().enter();
+        try {
+            postReceiveInside(request);
+        } finally {
+            pd.device().leave();
+        }
+    }
+
+    private void postReceiveInside(ReceiveRequest request) {
         if (closed) {
             throw new ResourceClosedException("shared receive queue is closed");
         }
@@ -86,6 +95,15 @@ final class IwSharedReceiveQueue implements SharedReceiveQueue {
 
     @Override
     public void armLimit(int newLimit) {
+        pd.device().enter();
+        try {
+            armLimitInside(newLimit);
+        } finally {
+            pd.device().leave();
+        }
+    }
+
+    private void armLimitInside(int newLimit) {
         if (newLimit <= 0 || newLimit > maxWr) {
             throw new InvalidArgumentException("SRQ limit " + newLimit + " must be within 1.." + maxWr);
         }

@@ -16,11 +16,12 @@ import java.net.UnknownHostException;
  *                         no hand-off to the engine thread), as a posting thread transmits directly
  * @param maxUlpdu         largest ULPDU per FPDU; 0 derives it from the interface MTU (the TCP path)
  * @param connectTimeoutMs how long a listener waits for an MPA Request before dropping the socket
+ * @param leakMode         what closing the adapter does about resources still open on it
  * @param slowCycleNanos   an engine duty cycle that did work and took longer than this counts as slow
  *                         (counter {@code <engine thread> cycles over <threshold>}); default 1 ms
  */
 public record IwarpConfig(InetAddress localAddress, boolean crc, ThreadingMode threading, IdleStrategyKind idle,
-                          boolean progressOnPoll, int maxUlpdu, long connectTimeoutMs,
+                          boolean progressOnPoll, int maxUlpdu, long connectTimeoutMs, LeakMode leakMode,
                           long slowCycleNanos) {
     /** Default of {@link #slowCycleNanos()}: 1 ms. */
     public static final long DEFAULT_SLOW_CYCLE_NANOS = 1_000_000;
@@ -35,6 +36,9 @@ public record IwarpConfig(InetAddress localAddress, boolean crc, ThreadingMode t
         if (maxUlpdu != 0 && (maxUlpdu < 64 || maxUlpdu > 0xFFFF)) {
             throw new InvalidArgumentException("maxUlpdu " + maxUlpdu + " must be 0 (derive from MTU) or 64..65535");
         }
+        if (leakMode == null) {
+            throw new InvalidArgumentException("IwarpConfig leakMode is null; give REPORT or STRICT");
+        }
         if (slowCycleNanos <= 0) {
             throw new InvalidArgumentException("slowCycleNanos " + slowCycleNanos + " must be positive (default "
                     + DEFAULT_SLOW_CYCLE_NANOS + ", 1 ms)");
@@ -44,37 +48,44 @@ public record IwarpConfig(InetAddress localAddress, boolean crc, ThreadingMode t
         }
     }
 
-    /** Defaults for the adapter at {@code ip}: CRC on, dedicated back-off engine thread, progress on poll. */
+    /**
+     * Defaults for the adapter at {@code ip}: CRC on, dedicated back-off engine thread, progress on poll,
+     * leak mode from {@link LeakMode#fromSystemProperty()}.
+     */
     public static IwarpConfig of(String ip) {
         try {
             return new IwarpConfig(InetAddress.getByName(ip), true, ThreadingMode.DEDICATED, IdleStrategyKind.BACKOFF, true, 0, 10_000,
-                    DEFAULT_SLOW_CYCLE_NANOS);
+                    LeakMode.fromSystemProperty(), DEFAULT_SLOW_CYCLE_NANOS);
         } catch (UnknownHostException e) {
             throw new InvalidArgumentException("adapter address '" + ip + "' is not an IP address: " + e.getMessage());
         }
     }
 
     public IwarpConfig withCrc(boolean on) {
-        return new IwarpConfig(localAddress, on, threading, idle, progressOnPoll, maxUlpdu, connectTimeoutMs, slowCycleNanos);
+        return new IwarpConfig(localAddress, on, threading, idle, progressOnPoll, maxUlpdu, connectTimeoutMs, leakMode, slowCycleNanos);
     }
 
     public IwarpConfig withThreading(ThreadingMode mode) {
-        return new IwarpConfig(localAddress, crc, mode, idle, progressOnPoll, maxUlpdu, connectTimeoutMs, slowCycleNanos);
+        return new IwarpConfig(localAddress, crc, mode, idle, progressOnPoll, maxUlpdu, connectTimeoutMs, leakMode, slowCycleNanos);
     }
 
     public IwarpConfig withIdle(IdleStrategyKind kind) {
-        return new IwarpConfig(localAddress, crc, threading, kind, progressOnPoll, maxUlpdu, connectTimeoutMs, slowCycleNanos);
+        return new IwarpConfig(localAddress, crc, threading, kind, progressOnPoll, maxUlpdu, connectTimeoutMs, leakMode, slowCycleNanos);
     }
 
     public IwarpConfig withProgressOnPoll(boolean on) {
-        return new IwarpConfig(localAddress, crc, threading, idle, on, maxUlpdu, connectTimeoutMs, slowCycleNanos);
+        return new IwarpConfig(localAddress, crc, threading, idle, on, maxUlpdu, connectTimeoutMs, leakMode, slowCycleNanos);
     }
 
     public IwarpConfig withMaxUlpdu(int bytes) {
-        return new IwarpConfig(localAddress, crc, threading, idle, progressOnPoll, bytes, connectTimeoutMs, slowCycleNanos);
+        return new IwarpConfig(localAddress, crc, threading, idle, progressOnPoll, bytes, connectTimeoutMs, leakMode, slowCycleNanos);
+    }
+
+    public IwarpConfig withLeakMode(LeakMode mode) {
+        return new IwarpConfig(localAddress, crc, threading, idle, progressOnPoll, maxUlpdu, connectTimeoutMs, mode, slowCycleNanos);
     }
 
     public IwarpConfig withSlowCycleNanos(long nanos) {
-        return new IwarpConfig(localAddress, crc, threading, idle, progressOnPoll, maxUlpdu, connectTimeoutMs, nanos);
+        return new IwarpConfig(localAddress, crc, threading, idle, progressOnPoll, maxUlpdu, connectTimeoutMs, leakMode, nanos);
     }
 }

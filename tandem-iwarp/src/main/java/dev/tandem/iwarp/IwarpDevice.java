@@ -4,13 +4,16 @@ import dev.tandem.verbs.AsyncEvent;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.DeviceAttributes;
+import dev.tandem.verbs.DeviceUnavailableException;
 import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.InvalidStateException;
 import dev.tandem.verbs.Listener;
 import dev.tandem.verbs.PortState;
 import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.RdmaDevice;
 import dev.tandem.verbs.ResourceClosedException;
+import dev.tandem.verbs.ResourceLeakException;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -38,6 +41,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class IwarpDevice implements RdmaDevice {
     private static final AtomicInteger ADAPTERS = new AtomicInteger();
     private static final int MAX_EVENTS = 4096;
+    /** How long a close or reset waits for threads inside verbs to leave before going on without them. */
+    private static final long QUIESCE_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** How long after the last application poll the engine keeps leaving an adapter to the pollers. */
     private static final long POLLER_GRACE_NANOS = 10_000_000;
     private static final java.lang.invoke.VarHandle POLLS;
@@ -61,11 +66,26 @@ public final class IwarpDevice implements RdmaDevice {
     private final AtomicInteger qpNumbers = new AtomicInteger(1);
     private final AtomicBoolean progressLock = new AtomicBoolean();
     private final Set<AutoCloseable> resources = ConcurrentHashMap.newKeySet();
+    /** Every open resource of this adapter (PDs, CQs, listeners and what PDs hold) with its owner. */
+    private final Map<Object, LiveResource> live = new ConcurrentHashMap<>();
+    private final AtomicLong resourceIds = new AtomicLong(1);
+    private final QuiesceGate gate = new QuiesceGate();
+    /** Guards the adapter's life cycle (fatal, reset, close) and signals resources released during a reset. */
+    private final Object lifecycle = new Object();
+    /** Why the adapter failed, or null while it works (set by {@link #fatal}, cleared by a reset). */
+    private volatile String fatalCause;
+    /** Writes this adapter's state into every dump of the process. */
+    private final AdapterSnapshot snapshot = new AdapterSnapshot(this);
+    /** The dump written when the adapter last failed, if one could be written. */
+    private volatile java.nio.file.Path lastFatalDump;
+    private volatile long fatalAtNanos;
+    private volatile boolean resetting;
+    private volatile boolean closing;
     /** Causes already logged through System.Logger (each is logged once; the RAS error log counts them all). */
     private final Set<String> loggedCauses = ConcurrentHashMap.newKeySet();
     private final AdapterRas ras;
     private final System.Logger logger;
-    private final EngineAgent agent;
+    private volatile EngineAgent agent;
     private volatile IwQueuePair[] active = new IwQueuePair[0];
     private volatile boolean closed;
     /** Application polls so far (opaque increments; any change means a poller is active). */
@@ -85,6 +105,7 @@ public final class IwarpDevice implements RdmaDevice {
         this.ras = new AdapterRas(name);
         this.maxUlpdu = config.maxUlpdu() != 0 ? config.maxUlpdu() : ulpduForMtu(mtu(config));
         this.agent = config.threading() == ThreadingMode.DEDICATED ? EngineAgent.dedicated(this) : EngineAgent.shared(this);
+        dev.tandem.ras.ProcessRas.addSnapshotSource(snapshot);
     }
 
     /** Opens an adapter on {@code config.localAddress()}, which must be an address of this host. */
@@ -142,20 +163,35 @@ public final class IwarpDevice implements RdmaDevice {
 
     @Override
     public ProtectionDomain allocateProtectionDomain() {
-        checkOpen();
-        return remember(new IwProtectionDomain(this));
+        enter();
+        try {
+            checkOpen();
+            return remember(new IwProtectionDomain(this));
+        } finally {
+            leave();
+        }
     }
 
     @Override
     public CompletionQueue createCompletionQueue(int depth) {
-        checkOpen();
-        return remember(new IwCompletionQueue(this, depth));
+        enter();
+        try {
+            checkOpen();
+            return remember(new IwCompletionQueue(this, depth));
+        } finally {
+            leave();
+        }
     }
 
     @Override
     public Listener listen(InetSocketAddress address, int backlog) {
-        checkOpen();
-        return remember(new IwListener(this, address, backlog));
+        enter();
+        try {
+            checkOpen();
+            return remember(new IwListener(this, address, backlog));
+        } finally {
+            leave();
+        }
     }
 
     @Override
@@ -173,11 +209,24 @@ public final class IwarpDevice implements RdmaDevice {
         return closed;
     }
 
+    /**
+     * Closes the adapter: refuses new verb calls, waits (up to 1 s) for the threads inside verbs to
+     * leave, closes every resource still open, and stops the engine thread. Resources still open are
+     * leaks: each is reported with the call site that created it (logged, and in the RAS error log),
+     * and in {@link LeakMode#STRICT} the close then throws {@link ResourceLeakException}.
+     */
     @Override
     public void close() {
-        if (closed) {
-            return;
+        synchronized (lifecycle) {
+            if (closed || closing) {
+                return;
+            }
+            closing = true;
+            lifecycle.notifyAll();
         }
+        gate.shut();
+        int stuck = gate.awaitEmpty(QUIESCE_NANOS);
+        List<LiveResource> leaked = liveResources();
         List<AutoCloseable> all = new ArrayList<>(resources);
         all.sort((a, b) -> Integer.compare(rank(a), rank(b)));
         for (AutoCloseable r : all) {
@@ -192,7 +241,235 @@ public final class IwarpDevice implements RdmaDevice {
         }
         closed = true;
         agent.remove(this);
-        ras.close();
+        dev.tandem.ras.ProcessRas.removeSnapshotSource(snapshot);
+        String report = leaked.isEmpty() ? null : reportLeaks(leaked);
+        if (stuck == 0) {
+            ras.close();
+        } else {
+            // a thread still inside a verb may yet touch the counters: leave the RAS file mapped
+            logger.log(System.Logger.Level.WARNING, name + ": " + stuck + " thread(s) still inside verbs after "
+                    + TimeUnit.NANOSECONDS.toMillis(QUIESCE_NANOS) + " ms; closed anyway, counters stay mapped");
+        }
+        if (report != null && config.leakMode() == LeakMode.STRICT) {
+            throw new ResourceLeakException(report);
+        }
+    }
+
+    private String reportLeaks(List<LiveResource> leaked) {
+        StringBuilder b = new StringBuilder("adapter " + name + " closed with " + leaked.size()
+                + " resource(s) still open (now closed):");
+        for (LiveResource r : leaked) {
+            b.append("\n  ").append(r.describe());
+            ras.error("resource leak: " + r.kind() + " created at " + r.owner().callSite(), r.describe());
+        }
+        String report = b.toString();
+        logger.log(System.Logger.Level.WARNING, report);
+        return report;
+    }
+
+    /** The resources open on this adapter right now, oldest first, each with its owner. */
+    List<LiveResource> liveResources() {
+        List<LiveResource> list = new ArrayList<>(live.values());
+        list.sort(java.util.Comparator.comparingLong((LiveResource r) -> r.owner().createdMs()).thenComparing(LiveResource::name));
+        return list;
+    }
+
+    // ---------------------------------------------------------------- fatal errors and reset
+
+    /** Why the adapter failed, while it is failed (until a reset); empty while it works. */
+    public java.util.Optional<String> fatalCause() {
+        return java.util.Optional.ofNullable(fatalCause);
+    }
+
+    /**
+     * Injects a fatal adapter error, as a PCI error would raise on a hardware RNIC: every QP goes to
+     * ERROR and flushes its work, users get {@link AsyncEventType#DEVICE_FATAL}, and new verb calls
+     * fail with {@link DeviceUnavailableException} until {@link #reset(Duration)}.
+     */
+    public void injectFatalError(String cause) {
+        if (cause == null || cause.isBlank()) {
+            throw new InvalidArgumentException("injectFatalError: give a cause, e.g. \"test: PCI error\"");
+        }
+        fatal("injected: " + cause);
+    }
+
+    /**
+     * The adapter failed (injected, the engine thread died, an internal invariant broke, a structure
+     * marker was overwritten). Captures a snapshot first, then moves every QP to ERROR (flushing its
+     * work) and raises DEVICE_FATAL. Once only, until a reset.
+     */
+    void fatal(String cause) {
+        synchronized (lifecycle) {
+            if (fatalCause != null || closed || closing) {
+                return;
+            }
+            fatalAtNanos = System.nanoTime();
+            fatalCause = cause;
+        }
+        portState = PortState.FATAL;
+        snapshotOnFatal(cause);
+        // logged once here at ERROR; the RAS error log counts it like any other error
+        String what = "fatal adapter error: " + cause;
+        loggedCauses.add(causeKey(what));
+        logger.log(System.Logger.Level.ERROR, name + ": " + what);
+        recordError(this, what);
+        for (LiveResource r : liveResources()) {
+            if (r.resource() instanceof IwQueuePair qp) {
+                qp.fail(Failure.lost(AsyncEventType.QP_FATAL, "adapter " + name + " failed: " + cause));
+            }
+        }
+        raise(AsyncEventType.DEVICE_FATAL, this, cause);
+        wakeEngine();
+    }
+
+    /** Dumps the process's state before the fault handling changes it (the snapshot a PCI error handler takes first). */
+    private void snapshotOnFatal(String cause) {
+        try {
+            lastFatalDump = dev.tandem.ras.ProcessRas.dump("fatal " + name);
+            logger.log(System.Logger.Level.ERROR, name + ": state at the fatal error dumped to " + lastFatalDump);
+        } catch (RuntimeException e) {
+            logger.log(System.Logger.Level.ERROR, name + ": could not dump the state at the fatal error (" + cause + ")", e);
+        }
+    }
+
+    /** The dump written when the adapter last failed (before its QPs were flushed), if any. */
+    public java.util.Optional<java.nio.file.Path> lastFatalDump() {
+        return java.util.Optional.ofNullable(lastFatalDump);
+    }
+
+    /**
+     * Takes the progress lock (no duty cycle runs while it is held), waiting up to {@code nanos};
+     * false when it stayed busy. Pair a true result with {@link #releaseProgress()}.
+     */
+    boolean holdProgress(long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        while (!progressLock.compareAndSet(false, true)) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+        return true;
+    }
+
+    void releaseProgress() {
+        progressLock.set(false);
+    }
+
+    /**
+     * Brings a failed adapter back (or fails a working one first, so its owners let go). Refuses new
+     * verb calls, waits up to {@code ownerDeadline} for the owners to close their resources (they learn
+     * of the failure from DEVICE_FATAL, from a flushed completion or from a refused call), then names
+     * the owners still holding resources (rogue users) in the log and the RAS error log, closes their
+     * resources by force, restarts the engine thread if it died, and lets calls in again.
+     *
+     * @return what happened, including the time from the fault to the adapter usable again
+     * @throws InvalidStateException when another thread is resetting the adapter
+     */
+    public ResetReport reset(Duration ownerDeadline) {
+        if (ownerDeadline == null || ownerDeadline.isNegative()) {
+            throw new InvalidArgumentException("reset: ownerDeadline must be zero or positive, got " + ownerDeadline);
+        }
+        long start = System.nanoTime();
+        synchronized (lifecycle) {
+            checkNotClosed();
+            if (resetting) {
+                throw new InvalidStateException("adapter " + name + " is already being reset by another thread");
+            }
+            resetting = true;
+        }
+        boolean done = false;
+        try {
+            fatal("reset requested by thread '" + Thread.currentThread().getName() + "'");
+            String cause = fatalCause;
+            long faultAt = fatalAtNanos;
+            gate.shut();
+            int stuck = gate.awaitEmpty(QUIESCE_NANOS);
+            awaitOwners(start + ownerDeadline.toNanos());
+            List<LiveResource> rogue = liveResources();
+            forceRelease(rogue);
+            if (!agent.isAlive()) {
+                agent.remove(this);
+                agent = config.threading() == ThreadingMode.DEDICATED ? EngineAgent.dedicated(this) : EngineAgent.shared(this);
+            }
+            synchronized (lifecycle) {
+                checkNotClosed();
+                fatalCause = null;
+                resetting = false;
+                done = true;
+            }
+            portState = PortState.ACTIVE;
+            gate.open();
+            long usable = System.nanoTime();
+            raise(AsyncEventType.PORT_ACTIVE, this, "adapter reset after: " + cause);
+            logger.log(System.Logger.Level.INFO, name + ": reset; usable again " + TimeUnit.NANOSECONDS.toMicros(usable - faultAt)
+                    + " µs after the fault, " + rogue.size() + " resource(s) of rogue owners released by force");
+            return new ResetReport(name, cause, Duration.ofNanos(usable - faultAt), Duration.ofNanos(usable - start),
+                    rogue.stream().map(LiveResource::describe).toList(), stuck);
+        } finally {
+            if (!done) {
+                synchronized (lifecycle) {
+                    resetting = false;
+                }
+                if (!closing && !closed) {
+                    gate.open();
+                }
+            }
+        }
+    }
+
+    private void awaitOwners(long deadlineNanos) {
+        synchronized (lifecycle) {
+            long left;
+            while (!live.isEmpty() && !closing && (left = deadlineNanos - System.nanoTime()) > 0) {
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(lifecycle, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    /** Closes the resources of rogue owners, holding the progress lock so no duty cycle runs meanwhile. */
+    private void forceRelease(List<LiveResource> rogue) {
+        if (rogue.isEmpty()) {
+            return;
+        }
+        for (LiveResource r : rogue) {
+            ras.error("reset released a resource of a rogue owner: " + r.kind() + " created at " + r.owner().callSite(), r.describe());
+        }
+        logger.log(System.Logger.Level.WARNING, name + ": owners did not release " + rogue.size() + " resource(s) in time; releasing them:\n  "
+                + String.join("\n  ", rogue.stream().map(LiveResource::describe).toList()));
+        boolean held = holdProgress(QUIESCE_NANOS);
+        try {
+            List<LiveResource> ordered = new ArrayList<>(rogue);
+            ordered.sort((a, b) -> Integer.compare(releaseRank(a.resource()), releaseRank(b.resource())));
+            for (LiveResource r : ordered) {
+                try {
+                    r.resource().close();
+                } catch (Exception e) {
+                    logger.log(System.Logger.Level.WARNING, "releasing " + r.describe() + " failed", e);
+                }
+            }
+        } finally {
+            if (held) {
+                releaseProgress();
+            }
+        }
+    }
+
+    private static int releaseRank(AutoCloseable c) {
+        return switch (c) {
+            case IwListener l -> 0;
+            case IwQueuePair q -> 1;
+            case IwMemoryWindow w -> 2;
+            case IwMemoryRegion r -> 3;
+            case IwSharedReceiveQueue s -> 4;
+            case IwProtectionDomain p -> 5;
+            default -> 6;
+        };
     }
 
     private static int rank(AutoCloseable c) {
@@ -235,6 +512,11 @@ public final class IwarpDevice implements RdmaDevice {
         return agent.isAlive();
     }
 
+    /** Kills the engine thread serving this adapter with {@code e} (fault injection for tests). */
+    void injectEngineCrash(Error e) {
+        agent.injectCrash(e);
+    }
+
     IwQueuePair newQueuePair(IwProtectionDomain pd, QueuePairConfig config) {
         return new IwQueuePair(this, pd, config, qpNumbers.getAndIncrement());
     }
@@ -245,17 +527,114 @@ public final class IwarpDevice implements RdmaDevice {
 
     private <T extends AutoCloseable> T remember(T r) {
         resources.add(r);
+        track(r);
         return r;
     }
 
     void forget(AutoCloseable r) {
         resources.remove(r);
+        untrack(r);
     }
 
+    /**
+     * Records a new resource and its owner (the creating thread and call site), named as in the
+     * counter labels ({@code <adapter> qp 3}, {@code <adapter> mr 0x00000100}, {@code <adapter> cq 1}).
+     */
+    void track(AutoCloseable r) {
+        String kind;
+        long id;
+        String label;
+        switch (r) {
+            case IwQueuePair q -> {
+                kind = "QP";
+                id = q.qpNumber();
+                label = "qp " + id;
+            }
+            case IwMemoryRegion m -> {
+                kind = "MR";
+                id = m.lkey() & 0xFFFF_FFFFL;
+                label = String.format("mr 0x%08x", m.lkey());
+            }
+            case IwMemoryWindow w -> {
+                kind = "MW";
+                id = w.rkey() & 0xFFFF_FFFFL;
+                label = String.format("mw 0x%08x", w.rkey());
+            }
+            case IwListener l -> {
+                kind = "LISTENER";
+                id = l.localAddress().getPort();
+                label = "listener " + l.localAddress().getPort();
+            }
+            case IwCompletionQueue c -> {
+                kind = "CQ";
+                id = c.number();
+                label = "cq " + id;
+            }
+            case IwSharedReceiveQueue q -> {
+                kind = "SRQ";
+                id = q.number();
+                label = "srq " + id;
+            }
+            default -> {
+                kind = r instanceof IwProtectionDomain ? "PD" : r.getClass().getSimpleName();
+                id = resourceIds.getAndIncrement();
+                label = kind.toLowerCase(java.util.Locale.ROOT) + " " + id;
+            }
+        }
+        Owner owner = Owner.capture();
+        String full = name + " " + label;
+        live.put(r, new LiveResource(kind, id, full, owner, r, ras.registerResource(kind, id, full, owner)));
+    }
+
+    /** A resource closed: drop it from the owner table (and tell a reset waiting for owners). */
+    void untrack(AutoCloseable r) {
+        LiveResource gone = live.remove(r);
+        if (gone == null) {
+            return;
+        }
+        gone.slot().close();
+        if (resetting) {
+            synchronized (lifecycle) {
+                lifecycle.notifyAll();
+            }
+        }
+    }
+
+    /** Updates the detail text of a resource in the owner table (e.g. a QP's state and peer). */
+    void describe(AutoCloseable r, String detail) {
+        LiveResource lr = live.get(r);
+        if (lr != null) {
+            lr.slot().detail(detail);
+        }
+    }
+
+    /** Throws when the adapter is closed or failed: nothing new may be created or posted on it. */
     void checkOpen() {
-        if (closed) {
+        checkNotClosed();
+        String cause = fatalCause;
+        if (cause != null) {
+            throw new DeviceUnavailableException(resetting ? "adapter " + name + " is being reset; retry once reset() returned"
+                    : "adapter " + name + " failed (" + cause + "): its QPs are in ERROR and their work was flushed;"
+                    + " close your resources, then reset() brings the adapter back");
+        }
+    }
+
+    private void checkNotClosed() {
+        if (closed || closing) {
             throw new ResourceClosedException("adapter " + name + " is closed");
         }
+    }
+
+    /** Enters a verb (the quiesce gate); pair with {@link #leave()} in a finally block. */
+    void enter() {
+        if (!gate.tryEnter()) {
+            checkNotClosed();
+            throw new DeviceUnavailableException("adapter " + name + " is being reset; retry once reset() returned");
+        }
+    }
+
+    void leave() {
+        gate.leave();
     }
 
     synchronized void activate(IwQueuePair qp) {
@@ -343,10 +722,10 @@ public final class IwarpDevice implements RdmaDevice {
         if (!progressLock.compareAndSet(false, true)) {
             return -1;
         }
+        int work = 0;
+        RuntimeException fault = null;
         try {
-            int work = 0;
-            IwQueuePair[] qps = active;
-            for (IwQueuePair qp : qps) {
+            for (IwQueuePair qp : active) {
                 Connection c = qp.connection();
                 if (c == null) {
                     continue;
@@ -358,10 +737,17 @@ public final class IwarpDevice implements RdmaDevice {
                     work++;
                 }
             }
-            return work;
+        } catch (RuntimeException e) {
+            fault = e;
+            work++;
         } finally {
             progressLock.set(false);
         }
+        if (fault != null) {
+            // outside the lock: the fatal error's snapshot takes it to read consistent state
+            engineFault(fault);
+        }
+        return work;
     }
 
     void raise(AsyncEventType type, Object resource, String detail) {
@@ -381,21 +767,50 @@ public final class IwarpDevice implements RdmaDevice {
      * the text with its numbers blanked) and logs each distinct cause once.
      */
     void recordError(Object source, String cause) {
-        String key = cause.replaceAll("0x[0-9a-fA-F]+", "0x#").replaceAll("\\d+", "#");
+        String key = causeKey(cause);
         ras.error(key, cause + " (" + source + ")");
         if (loggedCauses.add(key)) {
             logger.log(System.Logger.Level.WARNING, name + ": " + cause + " (" + source + ")");
         }
     }
 
+    /** The distinct-error key of a cause: its text with the numbers blanked. */
+    private static String causeKey(String cause) {
+        return cause.replaceAll("0x[0-9a-fA-F]+", "0x#").replaceAll("\\d+", "#");
+    }
+
     AdapterRas ras() {
         return ras;
     }
 
-    /** The engine thread caught an exception out of a duty cycle: record it; the thread goes on. */
+    /**
+     * A duty cycle threw: an internal invariant broke (a bug). The engine cannot trust this adapter's
+     * state any more, so the adapter fails (fatal error); the engine thread goes on with the others.
+     */
     void engineFault(Throwable t) {
-        recordError(this, "engine fault: " + t);
         logger.log(System.Logger.Level.ERROR, name + ": engine duty cycle failed", t);
+        fatal("engine invariant broken: " + t);
+    }
+
+    /**
+     * Checks the start and end markers of the off-heap structures this adapter writes (every section of
+     * the process's RAS file); a bad one is a fatal adapter error naming the structure, never silent
+     * corruption. The engine thread calls it every 100 ms.
+     */
+    void checkStructures() {
+        if (fatalCause != null) {
+            return;
+        }
+        try {
+            ras.verify();
+        } catch (dev.tandem.ras.CorruptStructureException e) {
+            fatal("structure marker corrupted: " + e.getMessage());
+        }
+    }
+
+    /** The engine thread serving this adapter died. */
+    void engineDied(String thread, Throwable t) {
+        fatal("engine thread " + thread + " died: " + t);
     }
 
     @Override

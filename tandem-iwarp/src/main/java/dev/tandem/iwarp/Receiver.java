@@ -56,6 +56,16 @@ final class Receiver {
 
     private int expectedSendMsn = 1;
     private int expectedReadMsn = 1;
+
+    /** MSN the next inbound Send must carry, for dumps. */
+    int expectedSendMsn() {
+        return expectedSendMsn;
+    }
+
+    /** MSN the next inbound Read Request must carry, for dumps. */
+    int expectedReadMsn() {
+        return expectedReadMsn;
+    }
     private ReceiveRequest receive;
     private long received;
     private long readReceived;

@@ -78,6 +78,16 @@ final class Transmitter {
     private int readMsn = 1;
     private int terminateMsn = 1;
 
+    /** Next MSN of queue 0 (Sends), for dumps. */
+    int sendMsn() {
+        return sendMsn;
+    }
+
+    /** Next MSN of queue 1 (Read Requests), for dumps. */
+    int readMsn() {
+        return readMsn;
+    }
+
     Transmitter(Connection c) {
         this.c = c;
         this.qp = c.qp;

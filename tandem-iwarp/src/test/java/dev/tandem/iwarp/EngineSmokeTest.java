@@ -64,7 +64,11 @@ class EngineSmokeTest {
             assertThat(bad.status()).isEqualTo(CompletionStatus.REM_ACCESS_ERR);
             assertThat(TerminateCode.fromBits(bad.vendorError())).isEqualTo(TerminateCode.RDMAP_INVALID_STAG);
             assertThat(p.qpA.state()).isEqualTo(QpState.ERROR);
-            p.qpA.postSend(new WorkRequest.Send(5, new Sge(p.mrA, 0, 8), WrFlags.SIGNALED));
+            WorkRequest.Send afterError = new WorkRequest.Send(5, new Sge(p.mrA, 0, 8), WrFlags.SIGNALED);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> p.qpA.postSend(afterError))
+                    .as("the first post after the Terminate reports it")
+                    .isInstanceOf(dev.tandem.verbs.AsyncErrorException.class).hasMessageContaining("RDMAP_INVALID_STAG");
+            p.qpA.postSend(afterError);
             WorkCompletion flushed = LoopbackPair.awaitOne(p.cqA);
             assertThat(flushed.wrId()).isEqualTo(5);
             assertThat(flushed.status()).isEqualTo(CompletionStatus.WR_FLUSH_ERR);

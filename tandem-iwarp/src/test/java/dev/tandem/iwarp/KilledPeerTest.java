@@ -71,6 +71,7 @@ class KilledPeerTest {
     /** One adapter with a PD, CQ, region and QP. */
     static final class LoopbackPairSide implements AutoCloseable {
         final IwarpDevice device;
+        final dev.tandem.verbs.ProtectionDomain pd;
         final dev.tandem.verbs.CompletionQueue cq;
         final dev.tandem.verbs.MemoryRegion mr;
         final dev.tandem.verbs.QueuePair qp;
@@ -78,7 +79,7 @@ class KilledPeerTest {
 
         LoopbackPairSide(String ip) {
             device = IwarpDevice.open(IwarpConfig.of(ip));
-            var pd = device.allocateProtectionDomain();
+            pd = device.allocateProtectionDomain();
             cq = device.createCompletionQueue(64);
             mr = pd.registerMemory(arena.allocate(1 << 16, 64), dev.tandem.verbs.Access.LOCAL_WRITE | dev.tandem.verbs.Access.REMOTE_WRITE);
             qp = pd.createQueuePair(dev.tandem.verbs.QueuePairConfig.of(cq));
@@ -86,6 +87,10 @@ class KilledPeerTest {
 
         @Override
         public void close() {
+            qp.close();
+            mr.close();
+            cq.close();
+            pd.close();
             device.close();
             arena.close();
         }

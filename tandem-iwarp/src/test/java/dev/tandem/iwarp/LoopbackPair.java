@@ -34,9 +34,18 @@ final class LoopbackPair implements AutoCloseable {
     final QueuePair qpB;
     final Arena arena = Arena.ofShared();
 
+    private final boolean ownsDevices;
+
     LoopbackPair(UnaryOperator<IwarpConfig> tweak, int regionSize) throws Exception {
-        a = IwarpDevice.open(tweak.apply(IwarpConfig.of("127.0.1.1")));
-        b = IwarpDevice.open(tweak.apply(IwarpConfig.of("127.0.1.2")));
+        this(IwarpDevice.open(tweak.apply(IwarpConfig.of("127.0.1.1"))), IwarpDevice.open(tweak.apply(IwarpConfig.of("127.0.1.2"))),
+                regionSize, true);
+    }
+
+    /** A connected pair on adapters the caller keeps ({@code ownsDevices} false) or hands over. */
+    LoopbackPair(IwarpDevice a, IwarpDevice b, int regionSize, boolean ownsDevices) throws Exception {
+        this.a = a;
+        this.b = b;
+        this.ownsDevices = ownsDevices;
         pdA = a.allocateProtectionDomain();
         pdB = b.allocateProtectionDomain();
         cqA = a.createCompletionQueue(256);
@@ -81,10 +90,26 @@ final class LoopbackPair implements AutoCloseable {
         return e;
     }
 
+    /** Closes the resources of side A (as a cooperative owner does after a fatal adapter error). */
+    void closeSideA() {
+        qpA.close();
+        mrA.close();
+        cqA.close();
+        pdA.close();
+    }
+
+    /** Closes every resource of the pair (closing is idempotent), then the adapters if it owns them. */
     @Override
     public void close() {
-        a.close();
-        b.close();
+        closeSideA();
+        qpB.close();
+        mrB.close();
+        cqB.close();
+        pdB.close();
+        if (ownsDevices) {
+            a.close();
+            b.close();
+        }
         arena.close();
     }
 }

@@ -35,22 +35,23 @@ class ReadmeExampleTest {
     static String readGreetingFromPeer() throws InterruptedException {
         try (Arena arena = Arena.ofShared();
              RdmaDevice a = IwarpDevice.open(IwarpConfig.of("127.0.1.1"));
-             RdmaDevice b = IwarpDevice.open(IwarpConfig.of("127.0.1.2"))) {
+             RdmaDevice b = IwarpDevice.open(IwarpConfig.of("127.0.1.2"));
+             // close what you open: an adapter closed with resources still open reports them as leaks
+             ProtectionDomain pdB = b.allocateProtectionDomain();   // closing a PD closes its regions and QPs
+             CompletionQueue cqB = b.createCompletionQueue(16);
+             Listener listener = b.listen(new InetSocketAddress("127.0.1.2", 0), 1);
+             ProtectionDomain pdA = a.allocateProtectionDomain();
+             CompletionQueue cqA = a.createCompletionQueue(16)) {
             // b: a region a peer may read, a queue pair, a listener; b's rkey travels in the private data
-            ProtectionDomain pdB = b.allocateProtectionDomain();
             MemoryRegion mrB = pdB.registerMemory(arena.allocate(4096, 64), Access.LOCAL_WRITE | Access.REMOTE_READ);
             mrB.segment().setString(0, "hello from b");
-            CompletionQueue cqB = b.createCompletionQueue(16);
             QueuePair qpB = pdB.createQueuePair(QueuePairConfig.of(cqB));
-            Listener listener = b.listen(new InetSocketAddress("127.0.1.2", 0), 1);
             byte[] keyOfB = ByteBuffer.allocate(4).putInt(mrB.rkey()).array();
             Thread acceptor = Thread.ofPlatform().name("readme-accept")
                     .start(() -> listener.accept(Duration.ofSeconds(5)).accept(qpB, keyOfB));
 
             // a: connect, then RDMA Read b's region into a's own (iWARP places Read data as a remote write)
-            ProtectionDomain pdA = a.allocateProtectionDomain();
             MemoryRegion mrA = pdA.registerMemory(arena.allocate(4096, 64), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-            CompletionQueue cqA = a.createCompletionQueue(16);
             QueuePair qpA = pdA.createQueuePair(QueuePairConfig.of(cqA));
             byte[] reply = qpA.connect(listener.localAddress(), new byte[0], Duration.ofSeconds(5));
             acceptor.join();

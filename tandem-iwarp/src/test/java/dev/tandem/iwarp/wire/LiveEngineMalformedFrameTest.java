@@ -330,6 +330,7 @@ class LiveEngineMalformedFrameTest {
         final boolean crc;
         final Responder server;
         final IwarpDevice client;
+        final ProtectionDomain clientPd;
         final CompletionQueue clientCq;
         final MemoryRegion clientRegion;
         final QueuePair clientQp;
@@ -339,7 +340,8 @@ class LiveEngineMalformedFrameTest {
             this.crc = crc;
             server = new Responder(SERVER_IP, crc);
             client = IwarpDevice.open(IwarpConfig.of(CLIENT_IP).withCrc(crc));
-            ProtectionDomain pd = client.allocateProtectionDomain();
+            clientPd = client.allocateProtectionDomain();
+            ProtectionDomain pd = clientPd;
             clientCq = client.createCompletionQueue(256);
             clientRegion = pd.registerMemory(server.arena.allocate(8192, 64), Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ);
             clientQp = pd.createQueuePair(QueuePairConfig.of(clientCq));
@@ -421,6 +423,10 @@ class LiveEngineMalformedFrameTest {
 
         @Override
         public void close() {
+            clientQp.close();
+            clientRegion.close();
+            clientCq.close();
+            clientPd.close();
             client.close();
             server.close();
         }

@@ -46,6 +46,8 @@ final class Responder implements AutoCloseable {
     final ProtectionDomain pd;
     final Listener listener;
     final Arena arena = Arena.ofShared();
+    /** Every connection accepted so far (their resources are closed with the responder). */
+    private final List<Accepted> accepted = java.util.Collections.synchronizedList(new ArrayList<>());
     /** Every async event polled from the adapter so far, in order. */
     final List<AsyncEvent> events = new ArrayList<>();
     private final ExecutorService app = Executors.newSingleThreadExecutor(
@@ -70,8 +72,10 @@ final class Responder implements AutoCloseable {
                     Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ);
             MemoryRegion readOnly = pd.registerMemory(arena.allocate(READ_ONLY_LENGTH, 64), Access.LOCAL_WRITE | Access.REMOTE_READ);
             QueuePair qp = pd.createQueuePair(QueuePairConfig.of(cq));
+            Accepted a = new Accepted(r, qp, cq, region, readOnly);
+            accepted.add(a);
             r.accept(qp, ByteBuffer.allocate(8).putInt(region.rkey()).putInt(readOnly.rkey()).array());
-            return new Accepted(r, qp, cq, region, readOnly);
+            return a;
         });
     }
 
@@ -137,6 +141,15 @@ final class Responder implements AutoCloseable {
     public void close() {
         app.shutdownNow();
         listener.close();
+        synchronized (accepted) {
+            for (Accepted a : accepted) {
+                a.qp().close();
+                a.region().close();
+                a.readOnly().close();
+                a.cq().close();
+            }
+        }
+        pd.close();
         device.close();
         arena.close();
     }

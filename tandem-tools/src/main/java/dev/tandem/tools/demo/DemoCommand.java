@@ -57,6 +57,7 @@ public final class DemoCommand implements Callable<Integer> {
                     new Step("RDMA Write into b's region", tour::rdmaWrite),
                     new Step("RDMA Read from b's region", tour::rdmaRead),
                     new Step("remote access violation: RDMA Read with a bad rkey", tour::accessViolation),
+                    new Step("fatal adapter error on a, then reset", tour::adapterFault),
                     new Step("write_bw next to TCP", perf::writeBandwidth),
                     new Step("send_lat next to TCP", perf::sendLatency));
             ok = run(out, steps);

@@ -175,6 +175,37 @@ final class VerbsTour implements AutoCloseable {
         say("nothing outside b's registered, permitted range was touched; the connection is over, as the standard says");
     }
 
+    /**
+     * A fatal adapter error on a, as a PCI error raises on a hardware RNIC: a's QPs fail and flush, a
+     * snapshot is dumped first, the owner (this tour) releases its resources when DEVICE_FATAL arrives,
+     * and reset() brings the adapter back.
+     */
+    void adapterFault() {
+        if (!(a instanceof dev.tandem.iwarp.IwarpDevice ia)) {
+            say("adapter a offers no fault injection; skipped");
+            return;
+        }
+        dev.tandem.ras.RasFile ras = dev.tandem.ras.ProcessRas.current();
+        if (ras != null) {
+            say("this process reports into " + ras.path() + ": from another shell, tandem stat / errors / trace / dump --pid "
+                    + ras.pid());
+        }
+        ia.injectFatalError("demo: simulated PCI error");
+        List<AsyncEvent> events = eventsUntil(a, AsyncEventType.DEVICE_FATAL, Duration.ofSeconds(2));
+        AsyncEvent fatal = events.stream().filter(e -> e.type() == AsyncEventType.DEVICE_FATAL).findFirst()
+                .orElseThrow(() -> new DemoFailure("no DEVICE_FATAL event on a; saw " + events));
+        say("a: " + fatal.type() + " - " + fatal.detail() + "; port " + a.portState() + ", QP " + sa.qp.state());
+        ia.lastFatalDump().ifPresent(p -> say("state at the fault dumped to " + p + " (read it: tandem dump --decode FILE)"));
+        sa.close();
+        sa = null;
+        say("a's owner released its resources; resetting a");
+        dev.tandem.iwarp.ResetReport report = ia.reset(Duration.ofSeconds(1));
+        DemoFailure.check(a.portState() == dev.tandem.verbs.PortState.ACTIVE, "a ACTIVE after the reset", a.portState());
+        DemoFailure.check(report.rogueResources().isEmpty(), "no rogue owners", report.rogueResources());
+        say(String.format("a is usable again %.2f ms after the fault (the reset itself took %.2f ms)",
+                report.faultToUsable().toNanos() / 1e6, report.resetDuration().toNanos() / 1e6));
+    }
+
     /** The events an adapter raised, until one of {@code type} or until {@code limit} has passed. */
     private static List<AsyncEvent> eventsUntil(RdmaDevice device, AsyncEventType type, Duration limit) {
         List<AsyncEvent> events = new ArrayList<>();

@@ -20,7 +20,9 @@ class DemoCommandTest {
         int exit = cl.execute("demo");
         String text = out.toString();
         assertThat(exit).as("demo output:%n%s%nstderr:%n%s", text, err).isZero();
-        assertThat(text).contains("demo finished: all 8 steps behaved as expected")
+        assertThat(text).contains("demo finished: all 9 steps behaved as expected")
+                .contains("a: DEVICE_FATAL - injected: demo: simulated PCI error; port FATAL, QP ERROR")
+                .containsPattern("a is usable again \\d+\\.\\d\\d ms after the fault")
                 .contains("status=REM_ACCESS_ERR")
                 .contains("b answered with a Terminate: RDMAP_")
                 .contains("QP_ACCESS_ERROR")
@@ -28,7 +30,7 @@ class DemoCommandTest {
                 .containsPattern("ratio vs tcp: bw \\d+\\.\\d\\dx")
                 .containsPattern("ratio vs tcp: t_typical \\d+\\.\\d\\dx")
                 .doesNotContain("FAILED");
-        assertThat(text.split("\n")).filteredOn(l -> l.trim().equals("ok")).hasSize(8);
+        assertThat(text.split("\n")).filteredOn(l -> l.trim().equals("ok")).hasSize(9);
     }
 
     @Test
@@ -40,6 +42,6 @@ class DemoCommandTest {
         cl.setOut(new PrintWriter(out));
         assertThat(cl.execute()).isEqualTo(1);
         assertThat(out.toString()).contains("FAILED: no adapter at 127.0.1.1 in this test")
-                .contains("demo FAILED at step 1 of 8");
+                .contains("demo FAILED at step 1 of 9");
     }
 }

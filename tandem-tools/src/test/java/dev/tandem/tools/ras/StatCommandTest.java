@@ -80,7 +80,7 @@ class StatCommandTest {
             assertThat(json).containsEntry("dir", dir.toString()).containsKeys("time", "time_ms", "unreadable", "hidden_dead");
             Map<String, Object> p = single(json.get("processes"));
             assertThat(p).containsEntry("pid", (double) ras.pid()).containsEntry("alive", true).containsEntry("owner_state", "open")
-                    .containsEntry("layout_version", 1.0).containsEntry("start_time_ms", (double) ras.startTimeMs())
+                    .containsEntry("layout_version", (double) dev.tandem.ras.RasFileDescriptor.LAYOUT_VERSION).containsEntry("start_time_ms", (double) ras.startTimeMs())
                     .containsEntry("file", ras.path().toString()).containsEntry("counters_total", 4.0)
                     .containsKeys("start_time", "heartbeat", "heartbeat_ms", "heartbeat_age_ms", "command");
             List<Map<String, Object>> counters = maps(p.get("counters"));

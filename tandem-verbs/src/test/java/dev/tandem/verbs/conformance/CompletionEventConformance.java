@@ -1,5 +1,6 @@
 package dev.tandem.verbs.conformance;
 
+import dev.tandem.verbs.AsyncErrorException;
 import dev.tandem.verbs.AsyncEvent;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionQueue;
@@ -16,6 +17,7 @@ import static dev.tandem.verbs.CompletionStatus.SUCCESS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -166,7 +168,7 @@ public abstract class CompletionEventConformance extends ConformanceBase {
 
     @Test
     void overflowingACompletionQueueRaisesCqErrorAndFailsItsQp() {
-        CompletionQueue small = adapter(0).createCompletionQueue(4);
+        CompletionQueue small = closeAtEnd(adapter(0).createCompletionQueue(4));
         int depth = small.depth();
         assertTrue(depth >= 4, "a CQ created with depth 4 reports depth " + depth);
         int maxDepth = adapter(0).attributes().maxQueuePairDepth();
@@ -183,5 +185,14 @@ public abstract class CompletionEventConformance extends ConformanceBase {
         AsyncEvent e = awaitAsyncEvent(pair.active().device, AsyncEventType.CQ_ERROR, small);
         assertTrue(e.detail() != null && !e.detail().isBlank(), "CQ_ERROR explains itself: " + e);
         awaitState(pair.active().qp, QpState.ERROR, "the QP whose completion did not fit in its CQ");
+        // The next poll reports the overflow once; later polls return the completions that fitted.
+        WorkCompletion[] out = WorkCompletion.array(depth + 8);
+        AsyncErrorException x = assertThrows(AsyncErrorException.class, () -> small.poll(out), "the first poll of a CQ that overflowed");
+        assertEquals(AsyncEventType.CQ_ERROR, x.type(), "the error the first poll of an overflowed CQ reports: " + x.getMessage());
+        int n = small.poll(out);
+        assertTrue(n >= 1 && n <= depth, "a poll after the overflow returns the completions that fitted: " + n + " of depth " + depth);
+        for (int i = 0; i < n; i++) {
+            assertEquals(i, out[i].wrId(), "the completions that fitted, in posting order: " + out[i]);
+        }
     }
 }

@@ -227,7 +227,7 @@ public abstract class ConnectionConformance extends ConformanceBase {
 
     @Test
     void connectingToAClosedListenerFails() {
-        Listener l = adapter(1).listen(provider().listenAddress(1), 4);
+        Listener l = closeAtEnd(adapter(1).listen(provider().listenAddress(1), 4));
         InetSocketAddress address = l.localAddress();
         l.close();
         Endpoint a = endpoint(0);

@@ -51,15 +51,15 @@ public abstract class MemoryWindowConformance extends ConformanceBase {
     }
 
     private MemoryWindow boundWindow(ConnectedPair pair, int access, int key) {
-        MemoryWindow w = pair.passive().pd.allocateMemoryWindow();
+        MemoryWindow w = closeAtEnd(pair.passive().pd.allocateMemoryWindow());
         bind(pair.passive(), w, pair.passive().region, WINDOW_OFFSET, WINDOW_LENGTH, access, key);
         return w;
     }
 
     @Test
     void aNewWindowIsUnbound() {
-        ProtectionDomain pd = adapter(1).allocateProtectionDomain();
-        MemoryWindow w = pd.allocateMemoryWindow();
+        ProtectionDomain pd = closeAtEnd(adapter(1).allocateProtectionDomain());
+        MemoryWindow w = closeAtEnd(pd.allocateMemoryWindow());
         assertSame(pd, w.pd());
         assertFalse(w.isBound(), "a new window is not bound");
     }
@@ -79,7 +79,7 @@ public abstract class MemoryWindowConformance extends ConformanceBase {
     @Test
     void aWindowWithRemoteWriteTakesWritesAtZeroBasedOffsets() {
         ConnectedPair pair = connectedPair();
-        MemoryWindow w = pair.passive().pd.allocateMemoryWindow();
+        MemoryWindow w = closeAtEnd(pair.passive().pd.allocateMemoryWindow());
         // REMOTE_WRITE on a window needs LOCAL_WRITE on the region beneath (it has it), not on the window.
         bind(pair.passive(), w, pair.passive().region, WINDOW_OFFSET, WINDOW_LENGTH, RW, 9);
         Bytes.fill(pair.active().mem(), 0, 1000, 5);
@@ -113,7 +113,7 @@ public abstract class MemoryWindowConformance extends ConformanceBase {
     void aWindowBoundToAnotherQpIsRefused() {
         ConnectedPair a = connectedPair();
         ConnectedPair b = connect(endpoint(0), endpoint(1, EndpointSpec.defaults().withPd(a.passive().pd)));
-        MemoryWindow w = a.passive().pd.allocateMemoryWindow();
+        MemoryWindow w = closeAtEnd(a.passive().pd.allocateMemoryWindow());
         bind(b.passive(), w, a.passive().region, WINDOW_OFFSET, WINDOW_LENGTH, READ, 3);
         Bytes.fill(a.passive().mem(), WINDOW_OFFSET, WINDOW_LENGTH, 9);
         readOk(b.active(), w.rkey(), 0, 4096, 0, "a Read through the QP the window is bound to");
@@ -195,7 +195,7 @@ public abstract class MemoryWindowConformance extends ConformanceBase {
     void bindingToARegionWithoutMwBindFailsWithMwBindErr() {
         ConnectedPair pair = connectedPair(EndpointSpec.defaults(),
                 EndpointSpec.defaults().withRegion(EndpointSpec.DEFAULT_REGION, Access.LOCAL_WRITE | Access.REMOTE_READ | Access.REMOTE_WRITE));
-        MemoryWindow w = pair.passive().pd.allocateMemoryWindow();
+        MemoryWindow w = closeAtEnd(pair.passive().pd.allocateMemoryWindow());
         pair.passive().qp.postSend(new WorkRequest.BindWindow(50, w, pair.passive().region, 0, 4096, READ, 1, SIGNALED));
         assertCompletion(awaitCompletion(pair.passive().cq, "the bind to a region without MW_BIND"), 50,
                 CompletionStatus.MW_BIND_ERR, null, "bind to a region without MW_BIND");
@@ -206,7 +206,7 @@ public abstract class MemoryWindowConformance extends ConformanceBase {
     @Test
     void bindingBeyondTheRegionFailsWithMwBindErr() {
         ConnectedPair pair = connectedPair();
-        MemoryWindow w = pair.passive().pd.allocateMemoryWindow();
+        MemoryWindow w = closeAtEnd(pair.passive().pd.allocateMemoryWindow());
         long len = pair.passive().region.length();
         pair.passive().qp.postSend(new WorkRequest.BindWindow(51, w, pair.passive().region, len - 10, 100, READ, 1, SIGNALED));
         assertCompletion(awaitCompletion(pair.passive().cq, "the bind beyond the region's end"), 51,

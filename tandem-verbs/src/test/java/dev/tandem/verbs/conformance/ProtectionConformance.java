@@ -1,6 +1,7 @@
 package dev.tandem.verbs.conformance;
 
 import dev.tandem.verbs.Access;
+import dev.tandem.verbs.AsyncErrorException;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.MemoryRegion;
@@ -25,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -93,7 +95,7 @@ public abstract class ProtectionConformance extends ConformanceBase {
     @Test
     void readOfARegionInAnotherProtectionDomainIsRefused() {
         ConnectedPair pair = connectedPair();
-        ProtectionDomain other = pair.passive().device.allocateProtectionDomain();
+        ProtectionDomain other = closeAtEnd(pair.passive().device.allocateProtectionDomain());
         MemoryRegion foreign = register(other, 4096, EndpointSpec.FULL_ACCESS);
         Bytes.fill(foreign.segment(), 0, 4096, 66);
         assertReadRefused(pair, 0, 1024, foreign.rkey(), "a region of another protection domain");
@@ -125,7 +127,7 @@ public abstract class ProtectionConformance extends ConformanceBase {
     @Test
     void writeIntoARegionOfAnotherProtectionDomainChangesNothing() {
         ConnectedPair pair = connectedPair();
-        MemoryRegion foreign = register(pair.passive().device.allocateProtectionDomain(), 8192, EndpointSpec.FULL_ACCESS);
+        MemoryRegion foreign = register(closeAtEnd(pair.passive().device.allocateProtectionDomain()), 8192, EndpointSpec.FULL_ACCESS);
         assertWriteRefused(pair, foreign, 0, foreign.rkey(), "a region of another protection domain");
     }
 
@@ -167,6 +169,12 @@ public abstract class ProtectionConformance extends ConformanceBase {
         awaitState(pair.active().qp, QpState.ERROR, "the sender's QP after its Send found no receive");
         awaitAnyAsyncEvent(pair.passive().device, pair.passive().qp, AsyncEventType.QP_REQUEST_ERROR, AsyncEventType.QP_FATAL);
         Bytes.assertFilled(pair.passive().mem(), 0, pair.passive().region.length(), (byte) 0, "receiver's memory");
+        // The engine failed the sender's QP (the peer's Terminate): its next post reports that once ...
+        AsyncErrorException x = assertThrows(AsyncErrorException.class, () -> postSend(pair.active(), 10, 0, 64, SIGNALED),
+                "the first post on a QP the engine moved to ERROR");
+        assertTrue(Set.of(AsyncEventType.QP_FATAL, AsyncEventType.QP_REQUEST_ERROR).contains(x.type()),
+                "the error a Send that found no receive raises at the sender: " + x.type() + " (" + x.getMessage() + ")");
+        // ... and later posts are accepted and flushed.
         postSend(pair.active(), 10, 0, 64, SIGNALED);
         assertFlushed(awaitCompletion(pair.active().cq, "a Send posted after the QP failed"), 10, "Send posted in ERROR");
     }
@@ -175,10 +183,10 @@ public abstract class ProtectionConformance extends ConformanceBase {
 
     @Test
     void aRegionReportsItsSegmentRightsAndKeys() {
-        ProtectionDomain pd = adapter(0).allocateProtectionDomain();
+        ProtectionDomain pd = closeAtEnd(adapter(0).allocateProtectionDomain());
         int access = Access.LOCAL_WRITE | Access.REMOTE_READ;
-        MemoryRegion a = pd.registerMemory(allocate(4096), access);
-        MemoryRegion b = pd.registerMemory(allocate(100), Access.REMOTE_READ);
+        MemoryRegion a = closeAtEnd(pd.registerMemory(allocate(4096), access));
+        MemoryRegion b = closeAtEnd(pd.registerMemory(allocate(100), Access.REMOTE_READ));
         assertSame(pd, a.pd());
         assertEquals(4096, a.length());
         assertEquals(100, b.length());

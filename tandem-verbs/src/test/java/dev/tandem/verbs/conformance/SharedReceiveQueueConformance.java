@@ -40,10 +40,10 @@ public abstract class SharedReceiveQueueConformance extends ConformanceBase {
     }
 
     private Shared shared(int maxWr) {
-        ProtectionDomain pd = adapter(1).allocateProtectionDomain();
-        CompletionQueue cq = adapter(1).createCompletionQueue(256);
+        ProtectionDomain pd = closeAtEnd(adapter(1).allocateProtectionDomain());
+        CompletionQueue cq = closeAtEnd(adapter(1).createCompletionQueue(256));
         MemoryRegion region = register(pd, 64 * 1024, EndpointSpec.FULL_ACCESS);
-        SharedReceiveQueue srq = pd.createSharedReceiveQueue(maxWr, 2);
+        SharedReceiveQueue srq = closeAtEnd(pd.createSharedReceiveQueue(maxWr, 2));
         assertSame(pd, srq.pd());
         assertTrue(srq.maxWr() >= maxWr, "SRQ maxWr " + srq.maxWr() + " is at least the " + maxWr + " asked for");
         assertTrue(srq.maxSge() >= 2, "SRQ maxSge " + srq.maxSge() + " is at least the 2 asked for");
@@ -168,7 +168,7 @@ public abstract class SharedReceiveQueueConformance extends ConformanceBase {
     @Test
     void anSrqOfAnotherProtectionDomainIsInvalidArgument() {
         Shared s = shared(4);
-        ProtectionDomain other = adapter(1).allocateProtectionDomain();
+        ProtectionDomain other = closeAtEnd(adapter(1).allocateProtectionDomain());
         QueuePairConfig config = QueuePairConfig.of(s.cq).withSrq(s.srq);
         assertThrows(InvalidArgumentException.class, () -> other.createQueuePair(config),
                 "a QP whose SRQ belongs to another protection domain");

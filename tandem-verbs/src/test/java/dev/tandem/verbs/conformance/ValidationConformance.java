@@ -111,7 +111,7 @@ public abstract class ValidationConformance extends ConformanceBase {
     @Test
     void anEntryInARegionOfAnotherProtectionDomainIsLocalProtection() {
         ConnectedPair pair = connectedPair();
-        MemoryRegion foreign = register(pair.active().device.allocateProtectionDomain(), 4096, EndpointSpec.FULL_ACCESS);
+        MemoryRegion foreign = register(closeAtEnd(pair.active().device.allocateProtectionDomain()), 4096, EndpointSpec.FULL_ACCESS);
         assertThrowsNaming(LocalProtectionException.class,
                 () -> pair.active().qp.postSend(new WorkRequest.Send(1, sge(foreign, 0, 64), SIGNALED)), "Send from another PD's region");
         assertThrowsNaming(LocalProtectionException.class,
@@ -215,7 +215,7 @@ public abstract class ValidationConformance extends ConformanceBase {
         assumeTrue(perEntry <= Integer.MAX_VALUE && perEntry <= (1L << 30),
                 "maxMessageSize " + attrs.maxMessageSize() + " cannot be exceeded with " + k + " entries of at most 1 GiB");
         ConnectedPair pair = connectedPair(EndpointSpec.defaults().withQp(c -> c.withSge(k, 4)), EndpointSpec.defaults());
-        MemoryRegion big = pair.active().pd.registerMemory(mapSparse(perEntry), Access.LOCAL_WRITE);
+        MemoryRegion big = closeAtEnd(pair.active().pd.registerMemory(mapSparse(perEntry), Access.LOCAL_WRITE));
         List<Sge> sgl = new ArrayList<>();
         long left = tooLong;
         while (left > 0) {
@@ -234,14 +234,14 @@ public abstract class ValidationConformance extends ConformanceBase {
 
     @Test
     void registeringBadRightsIsInvalidArgument() {
-        ProtectionDomain pd = adapter(0).allocateProtectionDomain();
+        ProtectionDomain pd = closeAtEnd(adapter(0).allocateProtectionDomain());
         assertThrowsNaming(InvalidArgumentException.class, () -> pd.registerMemory(allocate(64), Access.REMOTE_WRITE),
                 "REMOTE_WRITE without LOCAL_WRITE", "REMOTE_WRITE");
         assertThrowsNaming(InvalidArgumentException.class, () -> pd.registerMemory(allocate(64), Access.REMOTE_ATOMIC),
                 "REMOTE_ATOMIC without LOCAL_WRITE", "REMOTE_ATOMIC");
         assertThrowsNaming(InvalidArgumentException.class, () -> pd.registerMemory(allocate(64), Access.LOCAL_WRITE | (1 << 7)),
                 "an unknown access bit", "0x80");
-        MemoryRegion r = pd.registerMemory(allocate(64), Access.LOCAL_WRITE);
+        MemoryRegion r = closeAtEnd(pd.registerMemory(allocate(64), Access.LOCAL_WRITE));
         assertThrowsNaming(InvalidArgumentException.class, () -> r.reregister(Access.REMOTE_WRITE), "reregister with REMOTE_WRITE only",
                 "REMOTE_WRITE");
         assertEquals(Access.LOCAL_WRITE, r.access(), "a refused reregister leaves the rights alone");
@@ -261,8 +261,8 @@ public abstract class ValidationConformance extends ConformanceBase {
     @Test
     void queuePairLimitsAboveTheAdaptersAreInvalidArgument() {
         DeviceAttributes a = adapter(0).attributes();
-        ProtectionDomain pd = adapter(0).allocateProtectionDomain();
-        CompletionQueue cq = adapter(0).createCompletionQueue(64);
+        ProtectionDomain pd = closeAtEnd(adapter(0).allocateProtectionDomain());
+        CompletionQueue cq = closeAtEnd(adapter(0).createCompletionQueue(64));
         QueuePairConfig base = QueuePairConfig.of(cq);
         if (a.maxQueuePairDepth() < Integer.MAX_VALUE) {
             int d = a.maxQueuePairDepth() + 1;
@@ -288,8 +288,8 @@ public abstract class ValidationConformance extends ConformanceBase {
 
     @Test
     void aQueuePairWithACompletionQueueOfAnotherAdapterIsInvalidArgument() {
-        ProtectionDomain pd = adapter(0).allocateProtectionDomain();
-        CompletionQueue foreign = adapter(1).createCompletionQueue(64);
+        ProtectionDomain pd = closeAtEnd(adapter(0).allocateProtectionDomain());
+        CompletionQueue foreign = closeAtEnd(adapter(1).createCompletionQueue(64));
         assertThrows(InvalidArgumentException.class, () -> pd.createQueuePair(QueuePairConfig.of(foreign)), "a QP on adapter 0 with adapter 1's CQ");
     }
 
@@ -308,20 +308,20 @@ public abstract class ValidationConformance extends ConformanceBase {
 
     @Test
     void aClosedCompletionQueueIsResourceClosed() {
-        CompletionQueue cq = adapter(0).createCompletionQueue(8);
+        CompletionQueue cq = closeAtEnd(adapter(0).createCompletionQueue(8));
         cq.close();
         WorkCompletion[] out = WorkCompletion.array(1);
         assertThrows(ResourceClosedException.class, () -> cq.poll(out), "poll on a closed CQ");
         assertThrows(ResourceClosedException.class, () -> cq.await(out, Duration.ofMillis(10)), "await on a closed CQ");
         assertThrows(ResourceClosedException.class, () -> cq.awaitEvent(false, Duration.ofMillis(10)), "awaitEvent on a closed CQ");
-        ProtectionDomain pd = adapter(0).allocateProtectionDomain();
+        ProtectionDomain pd = closeAtEnd(adapter(0).allocateProtectionDomain());
         assertThrows(ResourceClosedException.class, () -> pd.createQueuePair(QueuePairConfig.of(cq)), "a QP on a closed CQ");
     }
 
     @Test
     void aClosedProtectionDomainIsResourceClosed() {
-        ProtectionDomain pd = adapter(0).allocateProtectionDomain();
-        CompletionQueue cq = adapter(0).createCompletionQueue(8);
+        ProtectionDomain pd = closeAtEnd(adapter(0).allocateProtectionDomain());
+        CompletionQueue cq = closeAtEnd(adapter(0).createCompletionQueue(8));
         pd.close();
         assertThrows(ResourceClosedException.class, () -> pd.registerMemory(allocate(64), Access.LOCAL_WRITE), "registerMemory in a closed PD");
         assertThrows(ResourceClosedException.class, () -> pd.createQueuePair(QueuePairConfig.of(cq)), "createQueuePair in a closed PD");
@@ -345,9 +345,9 @@ public abstract class ValidationConformance extends ConformanceBase {
 
     @Test
     void aClosedSharedReceiveQueueIsResourceClosed() {
-        ProtectionDomain pd = adapter(0).allocateProtectionDomain();
+        ProtectionDomain pd = closeAtEnd(adapter(0).allocateProtectionDomain());
         MemoryRegion r = register(pd, 4096, EndpointSpec.FULL_ACCESS);
-        SharedReceiveQueue srq = pd.createSharedReceiveQueue(4, 1);
+        SharedReceiveQueue srq = closeAtEnd(pd.createSharedReceiveQueue(4, 1));
         srq.close();
         assertThrows(ResourceClosedException.class, () -> srq.postReceive(new ReceiveRequest(1, sge(r, 0, 64))), "postReceive on a closed SRQ");
     }

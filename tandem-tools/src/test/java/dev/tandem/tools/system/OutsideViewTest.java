@@ -1,0 +1,134 @@
+package dev.tandem.tools.system;
+
+import dev.tandem.tools.TandemCli;
+import dev.tandem.tools.perf.MiniJson;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 3's "done when": a real Tandem process runs traffic, and {@code tandem stat}, {@code errors},
+ * {@code trace} and {@code dump} read and steer it from outside, while it runs and after it was killed.
+ */
+class OutsideViewTest {
+    private static final Duration BOUND = Duration.ofSeconds(10);
+
+    record Run(int exit, String out, String err) {
+    }
+
+    private static Run tandem(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = TandemCli.commandLine();
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        int exit = cl.execute(args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    /** Runs the command until its output satisfies {@code done}, bounded; returns the last run. */
+    private static Run until(Predicate<Run> done, String what, String... args) {
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        Run r = tandem(args);
+        while (!done.test(r)) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("tandem " + String.join(" ", args) + ": " + what + " not seen within " + BOUND
+                        + "; last output:\n" + r.out() + r.err());
+            }
+            Thread.onSpinWait();
+            r = tandem(args);
+        }
+        return r;
+    }
+
+    /** The value of the counter labelled {@code label} in {@code tandem stat --json} output, or -1. */
+    @SuppressWarnings("unchecked")
+    private static long counter(String statJson, String label) {
+        if (statJson.isBlank()) {
+            return -1;
+        }
+        Map<String, Object> frame = MiniJson.object(statJson.strip());
+        for (Object p : (List<Object>) frame.get("processes")) {
+            for (Object c : (List<Object>) ((Map<String, Object>) p).get("counters")) {
+                Map<String, Object> counter = (Map<String, Object>) c;
+                if (label.equals(counter.get("label"))) {
+                    return ((Double) counter.get("value")).longValue();
+                }
+            }
+        }
+        return -1;
+    }
+
+    @Test
+    void statErrorsTraceAndDumpWorkFromOutsideWhileItRunsAndAfterItDied(@TempDir Path dir) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process child = new ProcessBuilder(List.of(java, "-Xmx128m", "-cp", System.getProperty("java.class.path"),
+                TrafficProcess.class.getName(), dir.toString(), "127.0.1.41", "127.0.1.42"))
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try {
+            BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+            String ready = lines.readLine();
+            assertThat(ready).as("the traffic process started").startsWith("READY ");
+            String pid = ready.substring("READY ".length());
+            String d = dir.toString();
+
+            // stat: the process is listed, and its Send counter moves while we watch
+            Run list = tandem("stat", "--dir", d);
+            assertThat(list.exit()).as(list.err()).isZero();
+            assertThat(list.out()).contains("pid " + pid);
+            Run first = until(r -> counter(r.out(), "iwarp0@127.0.1.41 sent SEND") > 0, "Sends counted",
+                    "stat", "--dir", d, "--pid", pid, "--filter", "sent SEND", "--json");
+            long sends = counter(first.out(), "iwarp0@127.0.1.41 sent SEND");
+            until(r -> counter(r.out(), "iwarp0@127.0.1.41 sent SEND") > sends, "the Send counter moving",
+                    "stat", "--dir", d, "--pid", pid, "--filter", "sent SEND", "--json");
+            Run prometheus = tandem("stat", "--dir", d, "--pid", pid, "--prometheus");
+            assertThat(prometheus.exit()).as(prometheus.err()).isZero();
+            assertThat(prometheus.out()).contains("tandem_counter{").contains("pid=\"" + pid + "\"");
+
+            // errors: the failed Read's Terminate, on both sides
+            Run errors = tandem("errors", "--dir", d, "--pid", pid);
+            assertThat(errors.exit()).as(errors.err()).isZero();
+            assertThat(errors.out()).contains("iwarp0@127.0.1.41: peer sent Terminate RDMAP_INVALID_STAG")
+                    .contains("iwarp1@127.0.1.42: ");
+
+            // trace: raise iwarp.tx to hot-path entry/exit in the running process; its records appear
+            Run set = tandem("trace", "--dir", d, "--pid", pid, "iwarp.tx", "7");
+            assertThat(set.exit()).as(set.err()).isZero();
+            long setAt = System.nanoTime();
+            until(r -> r.out().lines().anyMatch(l -> l.contains("iwarp.tx") && l.contains("fpdu-tx")), "iwarp.tx hot-path records",
+                    "trace", "--dir", d, "--pid", pid, "--records", "--last", "50");
+            System.out.println("trace level applied and recorded " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - setAt)
+                    + " ms after tandem trace set it");
+            assertThat(tandem("trace", "--dir", d, "--pid", pid, "iwarp.tx", "0").exit()).isZero();
+
+            // kill -9: everything still reads from the file it left behind
+            child.destroyForcibly();
+            assertThat(child.waitFor(BOUND.toSeconds(), TimeUnit.SECONDS)).as("the child died").isTrue();
+            Run dead = tandem("stat", "--dir", d, "--pid", pid);
+            assertThat(dead.exit()).as(dead.err()).isZero();
+            assertThat(dead.out()).contains("pid " + pid).contains("dead");
+            Run deadJson = tandem("stat", "--dir", d, "--pid", pid, "--json");
+            assertThat(counter(deadJson.out(), "iwarp0@127.0.1.41 sent SEND")).isGreaterThan(sends);
+            Run deadErrors = tandem("errors", "--dir", d, "--pid", pid);
+            assertThat(deadErrors.exit()).as(deadErrors.err()).isZero();
+            assertThat(deadErrors.out()).contains("peer sent Terminate RDMAP_INVALID_STAG");
+        } finally {
+            child.destroyForcibly();
+            child.waitFor(BOUND.toSeconds(), TimeUnit.SECONDS);
+        }
+    }
+}
