@@ -65,7 +65,7 @@ final class AdapterSnapshot implements SnapshotSource {
     private static void owner(SnapshotWriter out, LiveResource r) {
         out.field("owner thread", r.owner().thread())
                 .field("owner pid", r.owner().pid())
-                .field("created ms", r.owner().createdMs())
+                .field("created", java.time.Instant.ofEpochMilli(r.owner().createdMs()).toString())
                 .field("call site", r.owner().callSite());
     }
 

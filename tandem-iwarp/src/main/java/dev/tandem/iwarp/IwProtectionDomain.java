@@ -114,6 +114,11 @@ final class IwProtectionDomain implements ProtectionDomain {
         device.forget(this);
     }
 
+    @Override
+    public String toString() {
+        return "ProtectionDomain[" + children.size() + " resources" + (closed ? ", closed" : "") + "]";
+    }
+
     private static int rank(AutoCloseable c) {
         return switch (c) {
             case IwQueuePair q -> 0;

@@ -115,6 +115,26 @@ class OutsideViewTest {
                     + " ms after tandem trace set it");
             assertThat(tandem("trace", "--dir", d, "--pid", pid, "iwarp.tx", "0").exit()).isZero();
 
+            // stat --resources: every resource with its owner and the call site that created it
+            Run resources = tandem("stat", "--dir", d, "--pid", pid, "--resources");
+            assertThat(resources.exit()).as(resources.err()).isZero();
+            assertThat(resources.out()).contains("iwarp0@127.0.1.41 qp ").contains("iwarp1@127.0.1.42 pd ")
+                    .contains("TrafficProcess.connect(TrafficProcess.java:").contains("TrafficProcess.main(TrafficProcess.java:")
+                    .contains("RTS /127.0.1.41:");
+
+            // dump: the running process writes its state; decoded, it is grouped by adapter and session
+            Run dump = tandem("dump", "--dir", d, "--pid", pid);
+            assertThat(dump.exit()).as(dump.err()).isZero();
+            Path dumpFile = Path.of(dump.out().strip());
+            assertThat(dumpFile).exists().hasParentRaw(dir);
+            Run decoded = tandem("dump", "--decode", dumpFile.toString());
+            assertThat(decoded.exit()).as(decoded.err()).isZero();
+            assertThat(decoded.out()).contains("adapter iwarp0@127.0.1.41").contains("adapter iwarp1@127.0.1.42")
+                    .contains("qp iwarp0@127.0.1.41 qp ").contains("session /127.0.1.41:")
+                    .containsPattern("state +RTS").containsPattern("next send msn +\\d+")
+                    .contains("peer sent Terminate RDMAP_INVALID_STAG")
+                    .containsPattern("(?m)^  iwarp0@127\\.0\\.1\\.41$").containsPattern("(?m)^ +[1-9]\\d*  sent SEND$");
+
             // kill -9: everything still reads from the file it left behind
             child.destroyForcibly();
             assertThat(child.waitFor(BOUND.toSeconds(), TimeUnit.SECONDS)).as("the child died").isTrue();
@@ -126,6 +146,13 @@ class OutsideViewTest {
             Run deadErrors = tandem("errors", "--dir", d, "--pid", pid);
             assertThat(deadErrors.exit()).as(deadErrors.err()).isZero();
             assertThat(deadErrors.out()).contains("peer sent Terminate RDMAP_INVALID_STAG");
+            Run deadResources = tandem("stat", "--dir", d, "--pid", pid, "--resources");
+            assertThat(deadResources.out()).as("the owner table of a killed process").contains("iwarp0@127.0.1.41 qp ");
+            Run deadDump = tandem("dump", "--dir", d, "--pid", pid);
+            assertThat(deadDump.exit()).as(deadDump.err()).isZero();
+            assertThat(deadDump.err()).contains("process " + pid + " is not running: dump holds its RAS file only");
+            Run deadDecoded = tandem("dump", "--decode", deadDump.out().strip());
+            assertThat(deadDecoded.out()).containsPattern("(?m)^ +[1-9]\\d*  sent SEND$").contains("peer sent Terminate RDMAP_INVALID_STAG");
         } finally {
             child.destroyForcibly();
             child.waitFor(BOUND.toSeconds(), TimeUnit.SECONDS);
