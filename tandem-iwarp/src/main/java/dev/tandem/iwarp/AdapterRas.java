@@ -37,6 +37,10 @@ final class AdapterRas implements AutoCloseable {
     static final int TYPE_MR = 7;
 
     static final TraceEvent CONNECT = TraceEvent.of("connect");
+    static final TraceEvent QP_CREATE = TraceEvent.of("create");
+    static final TraceEvent QP_MODIFY = TraceEvent.of("modify");
+    static final TraceEvent QP_ERROR = TraceEvent.of("to-error");
+    static final TraceEvent QP_CLOSE = TraceEvent.of("close");
     static final TraceEvent ACCEPT = TraceEvent.of("accept");
     static final TraceEvent REJECT = TraceEvent.of("reject");
     static final TraceEvent FAULT = TraceEvent.of("fault");
@@ -54,6 +58,8 @@ final class AdapterRas implements AutoCloseable {
     final TraceComponent cm;
     final TraceComponent rx;
     final TraceComponent tx;
+    /** QP verbs: create, modify, connect, close at level 4 (entry/exit), moves to ERROR at level 2 (rare). */
+    final TraceComponent qp;
     private final Counter[] sentByOpcode = new Counter[RdmapOpcode.MAX + 1];
     private final Counter[] receivedByOpcode = new Counter[RdmapOpcode.MAX + 1];
     private final Counter[] completionsByStatus = new Counter[CompletionStatus.values().length];
@@ -79,6 +85,7 @@ final class AdapterRas implements AutoCloseable {
         this.cm = file.trace().component("iwarp.cm");
         this.rx = file.trace().component("iwarp.rx");
         this.tx = file.trace().component("iwarp.tx");
+        this.qp = file.trace().component("verbs.qp");
         for (int op = 0; op <= RdmapOpcode.MAX; op++) {
             sentByOpcode[op] = counter("sent " + RdmapOpcode.name(op));
             receivedByOpcode[op] = counter("received " + RdmapOpcode.name(op));

@@ -1,6 +1,8 @@
 package dev.tandem.iwarp;
 
 import dev.tandem.verbs.Access;
+import dev.tandem.ras.TraceComponent;
+import dev.tandem.ras.TraceLevel;
 import dev.tandem.verbs.AsyncErrorException;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionOpcode;
@@ -81,6 +83,7 @@ final class IwQueuePair implements QueuePair {
         this.sq = new SendQueue(config.sendDepth(), config.maxInlineData());
         this.rq = srq == null ? new MpmcRing<>(config.receiveDepth()) : null;
         this.counters = new QpCounters(device.ras(), qpNumber);
+        trace(TraceLevel.ENTRY_EXIT, AdapterRas.QP_CREATE, config.sendDepth(), config.receiveDepth(), null);
     }
 
     private static IwCompletionQueue ownCq(IwarpDevice device, Object cq, String which) {
@@ -398,6 +401,8 @@ final class IwQueuePair implements QueuePair {
 
     private void modifyInside(QpState target) {
         checkOpen();
+        trace(TraceLevel.ENTRY_EXIT, AdapterRas.QP_MODIFY, state.get().ordinal(), target == null ? -1 : target.ordinal(),
+                target == null ? null : state.get() + " -> " + target);
         if (target == null) {
             throw new InvalidArgumentException("modify: target state is null");
         }
@@ -433,6 +438,7 @@ final class IwQueuePair implements QueuePair {
         if (prev == QpState.ERROR) {
             return;
         }
+        trace(TraceLevel.RARE, AdapterRas.QP_ERROR, prev.ordinal(), f.vendorError(), f.detail());
         if (f.event() != null && f.event() != AsyncEventType.DISCONNECTED) {
             // posted before the flush, so a thread that sees a flushed completion also sees the error
             postedError.set(new AsyncErrorException(f.event(), "QP " + qpNumber + " went to ERROR: " + f.detail()
@@ -567,6 +573,14 @@ final class IwQueuePair implements QueuePair {
         device.checkOpen();
     }
 
+    /** Records a verbs.qp trace event of this QP (numbers a, b; short text) when the level is on. */
+    private void trace(int level, dev.tandem.ras.TraceEvent event, long a, long b, String text) {
+        TraceComponent t = device.ras().qp;
+        if (t.enabled(level)) {
+            t.record(level, event, qpNumber, a, b, 0, text);
+        }
+    }
+
     /** Throws (once) the error the engine posted to this QP when it moved it to ERROR. */
     private void reportPostedError() {
         if (postedError.get() != null) {
@@ -586,6 +600,7 @@ final class IwQueuePair implements QueuePair {
         if (closed) {
             return;
         }
+        trace(TraceLevel.ENTRY_EXIT, AdapterRas.QP_CLOSE, state.get().ordinal(), 0, null);
         if (state.get() != QpState.ERROR) {
             fail(Failure.local("QP " + qpNumber + " closed"));
         }

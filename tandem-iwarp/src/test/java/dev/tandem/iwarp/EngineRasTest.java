@@ -64,4 +64,25 @@ class EngineRasTest {
             }
         }
     }
+
+    @Test
+    void verbsQpTracesCreateModifyErrorAndCloseAtItsLevels() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(c -> c, 4096)) {
+            dev.tandem.ras.Trace trace = ProcessRas.current().trace();
+            trace.component("verbs.qp").setLevel(dev.tandem.ras.TraceLevel.ENTRY_EXIT);
+            try {
+                dev.tandem.verbs.QueuePair qp = p.pdA.createQueuePair(dev.tandem.verbs.QueuePairConfig.of(p.cqA));
+                qp.modify(dev.tandem.verbs.QpState.ERROR);
+                qp.close();
+                List<dev.tandem.ras.TraceRecord> mine = trace.records().stream()
+                        .filter(r -> r.component().equals("verbs.qp") && r.a() == qp.qpNumber()).toList();
+                assertThat(mine).extracting(dev.tandem.ras.TraceRecord::event)
+                        .containsSubsequence("create", "modify", "to-error", "close");
+                assertThat(mine).filteredOn(r -> r.event().equals("modify")).singleElement()
+                        .satisfies(r -> assertThat(r.text()).isEqualTo("INIT -> ERROR"));
+            } finally {
+                trace.component("verbs.qp").setLevel(dev.tandem.ras.TraceLevel.ERROR);
+            }
+        }
+    }
 }
