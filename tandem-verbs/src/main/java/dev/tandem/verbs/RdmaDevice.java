@@ -5,7 +5,9 @@ import java.time.Duration;
 
 /**
  * One adapter (RNIC). Everything else is created from here. Closing the device closes every
- * resource created from it; live QPs go to ERROR and flush first.
+ * resource created from it; live QPs go to ERROR and flush first. Resources still open at that
+ * point are leaks: a provider reports each one with the call site that created it, and in a strict
+ * leak mode fails the close with {@link ResourceLeakException} after closing them.
  */
 public interface RdmaDevice extends AutoCloseable {
     /** Adapter name, unique in the process (e.g. {@code iwarp0@127.0.1.1}). */
