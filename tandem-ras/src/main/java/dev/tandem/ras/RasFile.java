@@ -151,19 +151,35 @@ public final class RasFile implements AutoCloseable {
         while (!closing) {
             try {
                 heartbeat();
+                if (dutyFailure instanceof CorruptStructureException) {
+                    LOGGER.log(System.Logger.Level.WARNING, "RAS file " + path + ": markers intact again; duty resumed");
+                    dutyFailure = null;
+                }
+            } catch (CorruptStructureException e) {
+                // never write into a corrupt file, but keep checking: the owner's components see the
+                // failure (adapters go fatal), and the duty resumes once the markers are intact again
+                if (!closing && dutyFailure == null) {
+                    LOGGER.log(System.Logger.Level.ERROR, "RAS duty of " + path + " paused: " + e.getMessage(), e);
+                    recordDutyFailure("RAS duty paused: corrupt structure", e);
+                    dutyFailure = e;
+                }
             } catch (RuntimeException e) {
                 if (!closing) {
                     LOGGER.log(System.Logger.Level.ERROR, "RAS duty of " + path + " stopped: " + e.getMessage(), e);
-                    try {
-                        errorLog.record("RAS duty stopped", e);
-                    } catch (RuntimeException logFailure) {
-                        LOGGER.log(System.Logger.Level.ERROR, "cannot record the duty failure in the error log", logFailure);
-                    }
+                    recordDutyFailure("RAS duty stopped", e);
                     dutyFailure = e;
                 }
                 return;
             }
             LockSupport.parkNanos(this, interval);
+        }
+    }
+
+    private void recordDutyFailure(String cause, RuntimeException e) {
+        try {
+            errorLog.record(cause, e);
+        } catch (RuntimeException logFailure) {
+            LOGGER.log(System.Logger.Level.ERROR, "cannot record the duty failure in the error log", logFailure);
         }
     }
 

@@ -108,18 +108,24 @@ class RasFileTest {
     }
 
     @Test
-    void dutyThreadStopsAndReportsACorruptHeader(@TempDir Path dir) throws IOException {
-        try (RasFile ras = RasFile.create(small(dir).withErrorLogBytes(64 << 10).withDutyIntervalMs(1))) {
-            try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(ras.path(),
-                    java.nio.file.StandardOpenOption.WRITE)) {
-                channel.write(ByteBuffer.wrap("stomped!".getBytes(StandardCharsets.US_ASCII)), 0);
-            }
+    void dutyThreadPausesOnACorruptHeaderAndResumesOnceItIsRepaired(@TempDir Path dir) throws IOException {
+        try (RasFile ras = RasFile.create(small(dir).withErrorLogBytes(64 << 10).withDutyIntervalMs(1));
+             RasReader reader = RasReader.open(ras.path());
+             java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(ras.path(),
+                     java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+            ByteBuffer saved = ByteBuffer.allocate(8);
+            channel.read(saved, 0);
+            channel.write(ByteBuffer.wrap("stomped!".getBytes(StandardCharsets.US_ASCII)), 0);
             Await.until(java.time.Duration.ofSeconds(2), "the duty thread to notice", () -> ras.dutyFailure().isPresent());
             assertThat(ras.dutyFailure().orElseThrow()).isInstanceOf(CorruptStructureException.class)
                     .hasMessageContaining("RAS file " + ras.path());
-            assertThat(ras.errorLog().snapshot()).extracting(ErrorEntry::cause).containsExactly("RAS duty stopped");
-            Await.until(java.time.Duration.ofSeconds(2), "the duty thread to end",
-                    () -> !threadRunning("tandem-ras-duty-" + ras.pid()));
+            assertThat(ras.errorLog().snapshot()).extracting(ErrorEntry::cause).containsExactly("RAS duty paused: corrupt structure");
+            assertThat(threadRunning("tandem-ras-duty-" + ras.pid())).as("the duty thread waits for a repair").isTrue();
+
+            channel.write(saved.flip(), 0);
+            Await.until(java.time.Duration.ofSeconds(2), "the duty to resume", () -> ras.dutyFailure().isEmpty());
+            long beat = reader.header().heartbeatMs();
+            Await.until(java.time.Duration.ofSeconds(2), "the heartbeat to move again", () -> reader.header().heartbeatMs() > beat);
         }
     }
 
