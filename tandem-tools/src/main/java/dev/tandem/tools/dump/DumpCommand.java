@@ -3,6 +3,7 @@ package dev.tandem.tools.dump;
 import dev.tandem.ras.CorruptStructureException;
 import dev.tandem.ras.DumpReader;
 import dev.tandem.ras.RasConfig;
+import dev.tandem.tools.text.ToolException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -67,12 +68,8 @@ public final class DumpCommand implements Callable<Integer> {
             }
             out.flush();
             return 0;
-        } catch (DumpToolException e) {
-            out.flush();
-            PrintWriter err = spec.commandLine().getErr();
-            err.println("tandem dump: error: " + e.getMessage());
-            err.flush();
-            return 1;
+        } catch (ToolException e) {
+            return e.report(spec);
         }
     }
 
@@ -101,14 +98,14 @@ public final class DumpCommand implements Callable<Integer> {
 
     private void decode(PrintWriter out) {
         if (!Files.isRegularFile(decode)) {
-            throw new DumpToolException("no dump file " + decode);
+            throw new ToolException("no dump file " + decode);
         }
         try (DumpReader dump = DumpReader.open(decode)) {
             DumpText.print(out, dump);
         } catch (CorruptStructureException e) {
-            throw new DumpToolException("dump " + decode + " is corrupt: " + e.getMessage(), e);
+            throw new ToolException("dump " + decode + " is corrupt: " + e.getMessage(), e);
         } catch (UncheckedIOException e) {
-            throw new DumpToolException(e.getMessage(), e);
+            throw new ToolException(e.getMessage(), e);
         }
     }
 }

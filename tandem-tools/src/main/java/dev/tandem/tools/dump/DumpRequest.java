@@ -5,6 +5,7 @@ import dev.tandem.ras.DumpFiles;
 import dev.tandem.ras.OwnerState;
 import dev.tandem.ras.RasHeader;
 import dev.tandem.ras.RasReader;
+import dev.tandem.tools.text.ToolException;
 
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -38,13 +39,13 @@ final class DumpRequest {
     /**
      * A dump of {@code pid} whose RAS file is in {@code dir}.
      *
-     * @throws DumpToolException when there is no such file, it is corrupt, the process does not answer
+     * @throws ToolException when there is no such file, it is corrupt, the process does not answer
      *                           within {@code timeout}, or the dump cannot be written
      */
     static Result of(Path dir, long pid, Duration timeout) {
         Path file = dir.resolve(pid + ".ras");
         if (!Files.isRegularFile(file)) {
-            throw new DumpToolException(Files.isDirectory(dir)
+            throw new ToolException(Files.isDirectory(dir)
                     ? "no RAS file for pid " + pid + " in " + dir + " (give --dir if the process uses another directory)"
                     : "no RAS directory " + dir + ", so no Tandem process " + pid + " (give --dir if it uses another one)");
         }
@@ -58,9 +59,9 @@ final class DumpRequest {
                     : "process " + pid + " is not running: dump holds its RAS file only";
             return new Result(DumpFiles.writeFromRasFile(file, dir, alive ? "from-file" : "post-mortem"), note);
         } catch (CorruptStructureException e) {
-            throw new DumpToolException("RAS file " + file + " is corrupt: " + e.getMessage(), e);
+            throw new ToolException("RAS file " + file + " is corrupt: " + e.getMessage(), e);
         } catch (UncheckedIOException e) {
-            throw new DumpToolException(e.getMessage(), e);
+            throw new ToolException(e.getMessage(), e);
         }
     }
 
@@ -69,12 +70,12 @@ final class DumpRequest {
         try {
             sequence = reader.requestDump();
         } catch (IllegalStateException e) {
-            throw new DumpToolException(e.getMessage(), e);
+            throw new ToolException(e.getMessage(), e);
         }
         long deadline = System.nanoTime() + timeout.toNanos();
         while (reader.dumpDone() < sequence) {
             if (System.nanoTime() - deadline > 0) {
-                throw new DumpToolException("process " + pid + " did not write the dump within " + Timeout.format(timeout)
+                throw new ToolException("process " + pid + " did not write the dump within " + Timeout.format(timeout)
                         + ": its RAS duty thread may be busy or stopped (request " + sequence
                         + " stays pending; a longer --timeout waits more)");
             }
@@ -82,7 +83,7 @@ final class DumpRequest {
         }
         Optional<Path> dump = reader.lastDump();
         if (dump.isEmpty()) {
-            throw new DumpToolException("process " + pid + " could not write the dump; its error log says why:"
+            throw new ToolException("process " + pid + " could not write the dump; its error log says why:"
                     + " tandem errors --pid " + pid);
         }
         return dump.get();

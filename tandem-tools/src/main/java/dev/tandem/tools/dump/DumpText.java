@@ -9,6 +9,8 @@ import dev.tandem.ras.RasReader;
 import dev.tandem.ras.ResourceEntry;
 import dev.tandem.ras.TraceLevel;
 import dev.tandem.ras.TraceRecord;
+import dev.tandem.tools.text.TextTable;
+import dev.tandem.tools.text.TimeFormat;
 
 import java.io.PrintWriter;
 import java.util.List;
@@ -32,11 +34,11 @@ final class DumpText {
         RasHeader rasHeader = ras.header();
         out.println("dump " + dump.path());
         out.println("  pid       " + h.pid() + (h.fromRasFileOnly() ? " (dumped by pid " + h.writerPid() + " from its RAS file alone)" : ""));
-        out.println("  written   " + Times.iso(h.timeMs()));
-        out.println("  reason    " + Columns.oneLine(h.reason()));
-        out.println("  command   " + Columns.oneLine(h.command()));
-        out.println("  RAS file  layout v" + rasHeader.layoutVersion() + ", created " + Times.iso(rasHeader.startTimeMs())
-                + ", last heartbeat " + Times.iso(rasHeader.heartbeatMs()) + ", file " + rasHeader.ownerState().name().toLowerCase(Locale.ROOT));
+        out.println("  written   " + TimeFormat.iso(h.timeMs()));
+        out.println("  reason    " + TextTable.oneLine(h.reason()));
+        out.println("  command   " + TextTable.oneLine(h.command()));
+        out.println("  RAS file  layout v" + rasHeader.layoutVersion() + ", created " + TimeFormat.iso(rasHeader.startTimeMs())
+                + ", last heartbeat " + TimeFormat.iso(rasHeader.heartbeatMs()) + ", file " + rasHeader.ownerState().name().toLowerCase(Locale.ROOT));
 
         out.println();
         if (dump.tree().isEmpty()) {
@@ -59,9 +61,9 @@ final class DumpText {
         if (resources.isEmpty()) {
             return;
         }
-        Columns table = new Columns("TYPE", ">ID", "NAME", ">PID", "THREAD", "CREATED (UTC)", "CALL SITE", "DETAIL");
+        TextTable table = new TextTable("TYPE", ">ID", "NAME", ">PID", "THREAD", "CREATED (UTC)", "CALL SITE", "DETAIL");
         for (ResourceEntry r : resources) {
-            table.row(r.type(), r.id(), r.name(), r.pid(), r.thread(), Times.iso(r.createdMs()), r.callSite(), r.detail());
+            table.row(r.type(), r.id(), r.name(), r.pid(), r.thread(), TimeFormat.iso(r.createdMs()), r.callSite(), r.detail());
         }
         table.print(out, "  ");
     }
@@ -71,7 +73,7 @@ final class DumpText {
         out.println();
         out.println("counters: " + counters.size());
         for (CounterGroups.Group g : CounterGroups.of(counters)) {
-            out.println("  " + (g.adapter().isEmpty() ? "(no prefix)" : Columns.oneLine(g.adapter())));
+            out.println("  " + (g.adapter().isEmpty() ? "(no prefix)" : TextTable.oneLine(g.adapter())));
             rows(out, "    ", g.own());
             for (Map.Entry<Long, List<CounterGroups.Row>> qp : g.qps().entrySet()) {
                 out.println("    qp " + qp.getKey());
@@ -84,7 +86,7 @@ final class DumpText {
         if (rows.isEmpty()) {
             return;
         }
-        Columns table = new Columns(">VALUE", "COUNTER");
+        TextTable table = new TextTable(">VALUE", "COUNTER");
         rows.forEach(r -> table.row(r.value(), r.name()));
         table.print(out, indent);
     }
@@ -94,13 +96,13 @@ final class DumpText {
         out.println("errors: " + errors.size() + " distinct, " + dropped + " observation(s) dropped because the log was full");
         int n = 1;
         for (ErrorEntry e : errors) {
-            out.println("  [" + n++ + "] count " + e.count() + ", first " + Times.iso(e.firstMs()) + ", last " + Times.iso(e.lastMs()));
-            out.println("      cause: " + Columns.oneLine(e.cause()));
+            out.println("  [" + n++ + "] count " + e.count() + ", first " + TimeFormat.iso(e.firstMs()) + ", last " + TimeFormat.iso(e.lastMs()));
+            out.println("      cause: " + TextTable.oneLine(e.cause()));
             if (!e.text().isBlank()) {
                 String[] lines = e.text().stripTrailing().split("\\R");
-                out.println("      first: " + Columns.oneLine(lines[0].replace("\t", "    ")));
+                out.println("      first: " + TextTable.oneLine(lines[0].replace("\t", "    ")));
                 for (int i = 1; i < lines.length; i++) {
-                    out.println(DETAIL_INDENT + Columns.oneLine(lines[i].replace("\t", "    ")));
+                    out.println(DETAIL_INDENT + TextTable.oneLine(lines[i].replace("\t", "    ")));
                 }
             }
         }
@@ -112,9 +114,9 @@ final class DumpText {
         if (records.isEmpty()) {
             return;
         }
-        Columns table = new Columns("TIME (UTC)", ">THREAD", "COMPONENT", "LEVEL", "EVENT", ">A", ">B", ">C", ">D", "TEXT");
+        TextTable table = new TextTable("TIME (UTC)", ">THREAD", "COMPONENT", "LEVEL", "EVENT", ">A", ">B", ">C", ">D", "TEXT");
         for (TraceRecord r : records) {
-            table.row(Times.isoMicros(r.epochNanos()), r.threadId(), r.component(), r.level() + " " + TraceLevel.describe(r.level()),
+            table.row(TimeFormat.isoMicros(r.epochNanos()), r.threadId(), r.component(), r.level() + " " + TraceLevel.describe(r.level()),
                     r.event(), r.a(), r.b(), r.c(), r.d(), r.text());
         }
         table.print(out, "  ");

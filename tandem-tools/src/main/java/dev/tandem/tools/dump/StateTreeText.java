@@ -1,6 +1,7 @@
 package dev.tandem.tools.dump;
 
 import dev.tandem.ras.SnapshotNode;
+import dev.tandem.tools.text.TextTable;
 
 import java.io.PrintWriter;
 import java.util.List;
@@ -29,7 +30,7 @@ final class StateTreeText {
         for (SnapshotNode node : nodes) {
             switch (node) {
                 case SnapshotNode.Group g -> {
-                    out.println(indent + Columns.oneLine(g.kind() + " " + g.name()));
+                    out.println(indent + TextTable.oneLine(g.kind() + " " + g.name()));
                     print(out, g.children(), indent + STEP);
                 }
                 case SnapshotNode.LongField f -> field(out, indent, keyWidth, f.key(), Long.toString(f.value()));
@@ -43,9 +44,9 @@ final class StateTreeText {
                 }
                 case SnapshotNode.SourceError e -> {
                     out.println(indent + "! snapshot source " + e.source() + " failed"
-                            + (e.where().isEmpty() ? "" : " in " + Columns.oneLine(e.where())) + ":");
+                            + (e.where().isEmpty() ? "" : " in " + TextTable.oneLine(e.where())) + ":");
                     for (String line : e.error().split("\\R")) {
-                        out.println(indent + "    " + Columns.oneLine(line.replace("\t", "    ")));
+                        out.println(indent + "    " + TextTable.oneLine(line.replace("\t", "    ")));
                     }
                 }
             }
@@ -53,7 +54,7 @@ final class StateTreeText {
     }
 
     private static void field(PrintWriter out, String indent, int width, String key, String value) {
-        out.println(indent + Columns.oneLine(key) + " ".repeat(width - key.length() + 2) + Columns.oneLine(value));
+        out.println(indent + TextTable.oneLine(key) + " ".repeat(width - key.length() + 2) + TextTable.oneLine(value));
     }
 
     /** Lines of {@value #HEX_PER_LINE} bytes: offset, hex bytes, printable ASCII. */

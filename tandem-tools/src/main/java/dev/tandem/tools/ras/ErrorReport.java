@@ -2,6 +2,7 @@ package dev.tandem.tools.ras;
 
 import dev.tandem.ras.ErrorEntry;
 import dev.tandem.ras.RasListing;
+import dev.tandem.tools.text.ToolException;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -36,7 +37,7 @@ record ErrorReport(Path dir, long nowMs, List<ProcessErrors> processes, List<Ras
             try {
                 processes.add(RasFiles.read(p.file(), r -> new ProcessErrors(new ProcessView(p.file(), r.header(), r.processAlive()),
                         r.errors(), r.droppedErrors())));
-            } catch (RasToolException e) {
+            } catch (ToolException e) {
                 if (strict) {
                     throw e;
                 }

@@ -1,5 +1,6 @@
 package dev.tandem.tools.ras;
 
+import dev.tandem.tools.text.ToolException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -36,11 +37,7 @@ public final class ErrorsCommand implements Callable<Integer> {
         try {
             long now = System.currentTimeMillis();
             Selection s = selection.select(now);
-            if (s.isEmpty()) {
-                throw new RasToolException("no Tandem processes in " + s.dir() + (s.hiddenDead() > 0
-                        ? " but " + s.hiddenDead() + " file(s) of processes dead for more than a day (--all lists them)"
-                        : " (give --dir if they use another directory)"));
-            }
+            s.failIfEmpty("give --dir if they use another directory");
             ErrorReport report = ErrorReport.read(s, now, strict);
             if (json) {
                 out.println(ErrorsJson.of(report));
@@ -49,8 +46,8 @@ public final class ErrorsCommand implements Callable<Integer> {
             }
             out.flush();
             return 0;
-        } catch (RasToolException e) {
-            return Failure.report(spec, e);
+        } catch (ToolException e) {
+            return e.report(spec);
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.tandem.tools.ras;
 
 import dev.tandem.ras.ErrorEntry;
 import dev.tandem.tools.perf.JsonWriter;
+import dev.tandem.tools.text.TimeFormat;
 
 /**
  * {@code tandem errors --json}: one JSON object,

@@ -1,6 +1,8 @@
 package dev.tandem.tools.ras;
 
 import dev.tandem.ras.ErrorEntry;
+import dev.tandem.tools.text.TextTable;
+import dev.tandem.tools.text.TimeFormat;
 
 import java.io.PrintWriter;
 
@@ -13,9 +15,8 @@ final class ErrorsText {
 
     static void print(PrintWriter out, ErrorReport report) {
         if (report.processes().size() + report.unreadable().size() > 1 || report.hiddenDead() > 0 || !report.unreadable().isEmpty()) {
-            out.println("Tandem processes in " + report.dir() + " at " + TimeFormat.iso(report.nowMs()) + ":");
-            ProcessTable.print(out, report.processes().stream().map(ErrorReport.ProcessErrors::process).toList(),
-                    report.unreadable(), report.hiddenDead(), report.nowMs());
+            ProcessTable.print(out, report.dir(), report.nowMs(), report.processes().stream().map(ErrorReport.ProcessErrors::process).toList(),
+                    report.unreadable(), report.hiddenDead());
             out.println();
         }
         boolean first = true;

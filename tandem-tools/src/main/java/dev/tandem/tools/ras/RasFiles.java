@@ -4,6 +4,7 @@ import dev.tandem.ras.CorruptStructureException;
 import dev.tandem.ras.RasConfig;
 import dev.tandem.ras.RasListing;
 import dev.tandem.ras.RasReader;
+import dev.tandem.tools.text.ToolException;
 
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -13,7 +14,7 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.Function;
 
-/** Finds and reads RAS files for the commands, turning every failure into a {@link RasToolException} with a clear message. */
+/** Finds and reads RAS files for the commands, turning every failure into a {@link ToolException} with a clear message. */
 final class RasFiles {
     /** Dead processes whose last heartbeat is older than this (a day) are listed only with {@code --all}. */
     static final long RECENT_MS = 24L * 3600 * 1000;
@@ -30,7 +31,7 @@ final class RasFiles {
      * The processes in {@code dir}: the one with {@code pid} if given (alive or not), else every readable
      * file except those of processes dead for over a day (unless {@code all}).
      *
-     * @throws RasToolException when {@code pid} has no file in {@code dir}
+     * @throws ToolException when {@code pid} has no file in {@code dir}
      */
     static Selection select(Path dir, OptionalLong pid, boolean all, long nowMs) {
         if (pid.isPresent()) {
@@ -43,7 +44,7 @@ final class RasFiles {
         try {
             listing = RasReader.list(dir);
         } catch (UncheckedIOException e) {
-            throw new RasToolException(e.getMessage(), e);
+            throw new ToolException(e.getMessage(), e);
         }
         for (RasListing l : listing) {
             switch (l) {
@@ -63,7 +64,7 @@ final class RasFiles {
     /**
      * The process {@code pid} as its file in {@code dir} shows it.
      *
-     * @throws RasToolException when there is no such file or it cannot be read
+     * @throws ToolException when there is no such file or it cannot be read
      */
     static ProcessView open(Path dir, long pid) {
         Path file = fileOf(dir, pid);
@@ -73,7 +74,7 @@ final class RasFiles {
     /**
      * Opens {@code file}, applies {@code action} and closes it.
      *
-     * @throws RasToolException when the file is missing, cannot be read or is corrupt
+     * @throws ToolException when the file is missing, cannot be read or is corrupt
      */
     static <T> T read(Path file, Function<RasReader, T> action) {
         if (!Files.isRegularFile(file)) {
@@ -85,9 +86,9 @@ final class RasFiles {
             if (!Files.isRegularFile(file)) {
                 throw missing(file);
             }
-            throw new RasToolException(e.getMessage(), e);
+            throw new ToolException(e.getMessage(), e);
         } catch (CorruptStructureException e) {
-            throw new RasToolException("RAS file " + file + " is corrupt: " + e.getMessage(), e);
+            throw new ToolException("RAS file " + file + " is corrupt: " + e.getMessage(), e);
         }
     }
 
@@ -96,12 +97,12 @@ final class RasFiles {
         return dir.resolve(pid + ".ras");
     }
 
-    private static RasToolException missing(Path file) {
+    private static ToolException missing(Path file) {
         Path dir = file.getParent();
         String name = file.getFileName().toString();
         String pid = name.endsWith(".ras") ? name.substring(0, name.length() - 4) : name;
         if (dir == null || !Files.isDirectory(dir)) {
-            return new RasToolException("no RAS directory " + dir + ", so no Tandem process " + pid
+            return new ToolException("no RAS directory " + dir + ", so no Tandem process " + pid
                     + " (a process creates it when it opens its first adapter; give --dir if it uses another one)");
         }
         List<String> pids = new ArrayList<>();
@@ -113,7 +114,7 @@ final class RasFiles {
         } catch (UncheckedIOException e) {
             pids.add("(cannot list: " + e.getMessage() + ")");
         }
-        return new RasToolException("no RAS file for pid " + pid + " in " + dir + " ("
+        return new ToolException("no RAS file for pid " + pid + " in " + dir + " ("
                 + (pids.isEmpty() ? "it holds none" : "it holds pids " + String.join(", ", pids)) + ")");
     }
 }

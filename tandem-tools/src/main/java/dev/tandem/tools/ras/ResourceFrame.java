@@ -2,6 +2,7 @@ package dev.tandem.tools.ras;
 
 import dev.tandem.ras.RasListing;
 import dev.tandem.ras.ResourceEntry;
+import dev.tandem.tools.text.ToolException;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,7 +35,7 @@ record ResourceFrame(Path dir, long nowMs, List<ProcessResources> processes, Lis
      * Reads the resource tables of every selected process. A file that cannot be read is listed as
      * unreadable, unless it is the one process asked for ({@code strict}): then it fails.
      *
-     * @throws RasToolException when {@code strict} and the file cannot be read
+     * @throws ToolException when {@code strict} and the file cannot be read
      */
     static ResourceFrame read(Selection selection, long nowMs, boolean strict) {
         List<ProcessResources> processes = new ArrayList<>();
@@ -43,7 +44,7 @@ record ResourceFrame(Path dir, long nowMs, List<ProcessResources> processes, Lis
             try {
                 processes.add(RasFiles.read(p.file(), r -> new ProcessResources(new ProcessView(p.file(), r.header(), r.processAlive()),
                         r.resources(), r.droppedResources())));
-            } catch (RasToolException e) {
+            } catch (ToolException e) {
                 if (strict) {
                     throw e;
                 }

@@ -2,6 +2,7 @@ package dev.tandem.tools.ras;
 
 import dev.tandem.ras.ResourceEntry;
 import dev.tandem.tools.perf.JsonWriter;
+import dev.tandem.tools.text.TimeFormat;
 
 /**
  * {@code tandem stat --resources --json}: one JSON object per refresh, on one line.

@@ -1,6 +1,8 @@
 package dev.tandem.tools.ras;
 
 import dev.tandem.ras.ResourceEntry;
+import dev.tandem.tools.text.TextTable;
+import dev.tandem.tools.text.TimeFormat;
 
 import java.io.PrintWriter;
 
@@ -10,16 +12,10 @@ final class ResourceText {
     }
 
     static void print(PrintWriter out, ResourceFrame frame) {
-        if (frame.processes().isEmpty() && frame.unreadable().isEmpty()) {
-            out.println("no Tandem processes in " + frame.dir());
-            if (frame.hiddenDead() > 0) {
-                out.println("  (" + frame.hiddenDead() + " file(s) of processes dead for more than a day not shown; --all lists them)");
-            }
+        if (!ProcessTable.printOrNone(out, frame.dir(), frame.nowMs(),
+                frame.processes().stream().map(ResourceFrame.ProcessResources::process).toList(), frame.unreadable(), frame.hiddenDead())) {
             return;
         }
-        out.println("Tandem processes in " + frame.dir() + " at " + TimeFormat.iso(frame.nowMs()) + ":");
-        ProcessTable.print(out, frame.processes().stream().map(ResourceFrame.ProcessResources::process).toList(),
-                frame.unreadable(), frame.hiddenDead(), frame.nowMs());
         for (ResourceFrame.ProcessResources pr : frame.processes()) {
             out.println();
             int n = pr.resources().size();

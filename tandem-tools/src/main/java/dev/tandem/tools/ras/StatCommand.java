@@ -1,5 +1,7 @@
 package dev.tandem.tools.ras;
 
+import dev.tandem.tools.text.TimeFormat;
+import dev.tandem.tools.text.ToolException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -70,10 +72,8 @@ public final class StatCommand implements Callable<Integer> {
             for (int frame = 1; ; frame++) {
                 long now = System.currentTimeMillis();
                 Selection s = selection.select(now);
-                if (watch == null && s.isEmpty()) {
-                    throw new RasToolException("no Tandem processes in " + s.dir() + (s.hiddenDead() > 0
-                            ? " but " + s.hiddenDead() + " file(s) of processes dead for more than a day (--all lists them)"
-                            : " (a process creates its RAS file when it opens its first adapter; give --dir if it uses another directory)"));
+                if (watch == null) {
+                    s.failIfEmpty("a process creates its RAS file when it opens its first adapter; give --dir if it uses another directory");
                 }
                 if (resources) {
                     printResources(out, ResourceFrame.read(s, now, strict), now);
@@ -85,8 +85,8 @@ public final class StatCommand implements Callable<Integer> {
                     return 0;
                 }
             }
-        } catch (RasToolException e) {
-            return Failure.report(spec, e);
+        } catch (ToolException e) {
+            return e.report(spec);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.tandem.tools.ras;
 
 import dev.tandem.ras.CounterSnapshot;
 import dev.tandem.ras.RasListing;
+import dev.tandem.tools.text.ToolException;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -35,7 +36,7 @@ record StatFrame(Path dir, long nowMs, List<ProcessCounters> processes, List<Ras
      * Reads the counters of every selected process. A file that cannot be read is listed as
      * unreadable, unless it is the one process asked for ({@code strict}): then it fails.
      *
-     * @throws RasToolException when {@code strict} and the file cannot be read
+     * @throws ToolException when {@code strict} and the file cannot be read
      */
     static StatFrame read(Selection selection, CounterFilter filter, long nowMs, boolean strict) {
         List<ProcessCounters> processes = new ArrayList<>();
@@ -49,7 +50,7 @@ record StatFrame(Path dir, long nowMs, List<ProcessCounters> processes, List<Ras
                             .toList();
                     return new ProcessCounters(new ProcessView(p.file(), r.header(), r.processAlive()), all.size(), shown);
                 }));
-            } catch (RasToolException e) {
+            } catch (ToolException e) {
                 if (strict) {
                     throw e;
                 }

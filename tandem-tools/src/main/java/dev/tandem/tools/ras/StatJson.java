@@ -3,6 +3,7 @@ package dev.tandem.tools.ras;
 import dev.tandem.ras.CounterSnapshot;
 import dev.tandem.ras.RasListing;
 import dev.tandem.tools.perf.JsonWriter;
+import dev.tandem.tools.text.TimeFormat;
 
 /**
  * {@code tandem stat --json}: one JSON object per refresh, on one line.

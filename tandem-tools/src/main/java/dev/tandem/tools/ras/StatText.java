@@ -1,6 +1,7 @@
 package dev.tandem.tools.ras;
 
 import dev.tandem.ras.CounterSnapshot;
+import dev.tandem.tools.text.TextTable;
 
 import java.io.PrintWriter;
 
@@ -10,16 +11,10 @@ final class StatText {
     }
 
     static void print(PrintWriter out, StatFrame frame) {
-        if (frame.processes().isEmpty() && frame.unreadable().isEmpty()) {
-            out.println("no Tandem processes in " + frame.dir());
-            if (frame.hiddenDead() > 0) {
-                out.println("  (" + frame.hiddenDead() + " file(s) of processes dead for more than a day not shown; --all lists them)");
-            }
+        if (!ProcessTable.printOrNone(out, frame.dir(), frame.nowMs(),
+                frame.processes().stream().map(StatFrame.ProcessCounters::process).toList(), frame.unreadable(), frame.hiddenDead())) {
             return;
         }
-        out.println("Tandem processes in " + frame.dir() + " at " + TimeFormat.iso(frame.nowMs()) + ":");
-        ProcessTable.print(out, frame.processes().stream().map(StatFrame.ProcessCounters::process).toList(),
-                frame.unreadable(), frame.hiddenDead(), frame.nowMs());
         for (StatFrame.ProcessCounters pc : frame.processes()) {
             out.println();
             out.println(pc.process().title() + ": " + counted(pc, frame.filter()));

@@ -3,6 +3,9 @@ package dev.tandem.tools.ras;
 import dev.tandem.ras.TraceLevel;
 import dev.tandem.ras.TraceLevelEntry;
 import dev.tandem.ras.TraceRecord;
+import dev.tandem.tools.text.TextTable;
+import dev.tandem.tools.text.TimeFormat;
+import dev.tandem.tools.text.ToolException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -69,8 +72,8 @@ public final class TraceCommand implements Callable<Integer> {
             }
             out.flush();
             return 0;
-        } catch (RasToolException e) {
-            return Failure.report(spec, e);
+        } catch (ToolException e) {
+            return e.report(spec);
         }
     }
 
@@ -132,18 +135,18 @@ public final class TraceCommand implements Callable<Integer> {
         ProcessView p = RasFiles.open(d, pid);
         TraceLevelEntry before = find(p, RasFiles.read(p.file(), r -> r.traceLevels()));
         if (!p.alive()) {
-            throw new RasToolException("process " + pid + " is not running (its file " + p.file()
+            throw new ToolException("process " + pid + " is not running (its file " + p.file()
                     + " is kept for post-mortem reading); a trace level set in it would change nothing");
         }
         if (!p.live()) {
-            throw new RasToolException("process " + pid + " has " + p.fileState() + " its RAS file " + p.file()
+            throw new ToolException("process " + pid + " has " + p.fileState() + " its RAS file " + p.file()
                     + "; a trace level set in it would change nothing");
         }
         RasFiles.read(p.file(), r -> {
             try {
                 r.setTraceLevel(before.component(), newLevel);
             } catch (IllegalStateException e) {
-                throw new RasToolException(e.getMessage(), e);
+                throw new ToolException(e.getMessage(), e);
             }
             return null;
         });

@@ -1,6 +1,6 @@
 package dev.tandem.tools.demo;
 
-import dev.tandem.tools.TandemCli;
+import dev.tandem.tools.CliRun;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -12,14 +12,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DemoCommandTest {
     @Test
     void everyStepBehaves() {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = TandemCli.commandLine();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int exit = cl.execute("demo");
-        String text = out.toString();
-        assertThat(exit).as("demo output:%n%s%nstderr:%n%s", text, err).isZero();
+        CliRun.Result r = CliRun.run("demo");
+        String text = r.out();
+        assertThat(r.exit()).as("demo output:%n%s%nstderr:%n%s", text, r.err()).isZero();
         assertThat(text).contains("demo finished: all 9 steps behaved as expected")
                 .contains("a: DEVICE_FATAL - injected: demo: simulated PCI error; port FATAL, QP ERROR")
                 .containsPattern("a is usable again \\d+\\.\\d\\d ms after the fault")

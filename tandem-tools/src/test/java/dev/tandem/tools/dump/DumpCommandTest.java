@@ -9,6 +9,7 @@ import dev.tandem.ras.SnapshotNode;
 import dev.tandem.ras.SnapshotSource;
 import dev.tandem.ras.TraceEvent;
 import dev.tandem.ras.TraceLevel;
+import dev.tandem.tools.CliRun;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,8 +20,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import static dev.tandem.tools.CliRun.run;
+import static dev.tandem.tools.CliRun.usageError;
 import static dev.tandem.tools.dump.DumpCli.DEAD_PID;
-import static dev.tandem.tools.dump.DumpCli.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class DumpCommandTest {
@@ -58,7 +60,7 @@ class DumpCommandTest {
         ProcessRas.addSnapshotSource(ADAPTER);
         ProcessRas.acquire();
         try {
-            DumpCli.Run r = run("dump", "--pid", String.valueOf(PID), "--dir", dir.toString(), "--timeout", "30s");
+            CliRun.Result r = run("dump", "--pid", String.valueOf(PID), "--dir", dir.toString(), "--timeout", "30s");
             assertThat(r.exit()).as(r.err()).isZero();
             assertThat(r.err()).isEmpty();
             Path dump = Path.of(r.out().strip());
@@ -83,7 +85,7 @@ class DumpCommandTest {
             ras.errorLog().record("it crashed", "");
             dead = DumpCli.deadCopy(ras.path(), dir);
         }
-        DumpCli.Run r = run("dump", "--pid", String.valueOf(DEAD_PID), "--dir", dir.toString());
+        CliRun.Result r = run("dump", "--pid", String.valueOf(DEAD_PID), "--dir", dir.toString());
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.err()).isEqualTo("tandem dump: process " + DEAD_PID + " is not running: dump holds its RAS file only"
                 + System.lineSeparator());
@@ -102,7 +104,7 @@ class DumpCommandTest {
     @Test
     void aProcessThatDoesNotAnswerInTimeFailsWithTheReason(@TempDir Path dir) {
         try (RasFile ras = RasFile.create(DumpCli.config(dir))) {
-            DumpCli.Run r = run("dump", "--pid", String.valueOf(PID), "--dir", dir.toString(), "--timeout", "100ms");
+            CliRun.Result r = run("dump", "--pid", String.valueOf(PID), "--dir", dir.toString(), "--timeout", "100ms");
             assertThat(r.exit()).isEqualTo(1);
             assertThat(r.out()).isEmpty();
             assertThat(r.err().lines().toList()).singleElement().asString()
@@ -115,22 +117,22 @@ class DumpCommandTest {
 
     @Test
     void aMissingProcessOrDumpFailsWithOneLine(@TempDir Path dir) throws IOException {
-        DumpCli.Run noFile = run("dump", "--pid", "123456789", "--dir", dir.toString());
+        CliRun.Result noFile = run("dump", "--pid", "123456789", "--dir", dir.toString());
         assertThat(noFile.exit()).isEqualTo(1);
         assertThat(noFile.err()).isEqualTo("tandem dump: error: no RAS file for pid 123456789 in " + dir
                 + " (give --dir if the process uses another directory)" + System.lineSeparator());
 
-        DumpCli.Run noDir = run("dump", "--pid", "123456789", "--dir", dir.resolve("missing").toString());
+        CliRun.Result noDir = run("dump", "--pid", "123456789", "--dir", dir.resolve("missing").toString());
         assertThat(noDir.exit()).isEqualTo(1);
         assertThat(noDir.err()).startsWith("tandem dump: error: no RAS directory " + dir.resolve("missing"));
 
-        DumpCli.Run noDump = run("dump", "--decode", dir.resolve("nope.dump").toString());
+        CliRun.Result noDump = run("dump", "--decode", dir.resolve("nope.dump").toString());
         assertThat(noDump.exit()).isEqualTo(1);
         assertThat(noDump.err()).isEqualTo("tandem dump: error: no dump file " + dir.resolve("nope.dump") + System.lineSeparator());
 
         Path garbage = Files.write(dir.resolve("garbage.dump"), "not a dump at all, just some text to fill the header up to 144 bytes"
                 .repeat(4).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-        DumpCli.Run corrupt = run("dump", "--decode", garbage.toString());
+        CliRun.Result corrupt = run("dump", "--decode", garbage.toString());
         assertThat(corrupt.exit()).isEqualTo(1);
         assertThat(corrupt.out()).isEmpty();
         assertThat(corrupt.err().lines().toList()).singleElement().asString()
@@ -147,30 +149,23 @@ class DumpCommandTest {
         }
         byte[] bytes = Files.readAllBytes(dump);
         Files.write(dump, java.util.Arrays.copyOf(bytes, bytes.length / 2));
-        DumpCli.Run r = run("dump", "--decode", dump.toString());
+        CliRun.Result r = run("dump", "--decode", dump.toString());
         assertThat(r.exit()).isEqualTo(1);
         assertThat(r.err()).contains("the dump is truncated");
     }
 
     @Test
     void badUsageExitsWithTwo() {
-        assertThat(usage("dump")).contains("give --pid PID to dump a process, or --decode FILE to print a dump");
-        assertThat(usage("dump", "--pid", "1", "--decode", "x.dump")).contains("give either --pid or --decode, not both");
-        assertThat(usage("dump", "--pid", "0")).contains("--pid 0 is not a process id");
-        assertThat(usage("dump", "--pid", "5", "--timeout", "5")).contains("--timeout '5' is not a duration")
+        assertThat(usageError("dump")).contains("give --pid PID to dump a process, or --decode FILE to print a dump");
+        assertThat(usageError("dump", "--pid", "1", "--decode", "x.dump")).contains("give either --pid or --decode, not both");
+        assertThat(usageError("dump", "--pid", "0")).contains("--pid 0 is not a process id");
+        assertThat(usageError("dump", "--pid", "5", "--timeout", "5")).contains("--timeout '5' is not a duration")
                 .contains("e.g. 500ms, 5s or 1m");
-        assertThat(usage("dump", "--pid", "5", "--timeout", "0s")).contains("--timeout 0s is out of range");
-        assertThat(usage("dump", "--pid", "5", "--timeout", "61m")).contains("at most an hour");
-        assertThat(usage("dump", "--decode", "x.dump", "--timeout", "1s")).contains("--timeout only applies with --pid");
-        assertThat(usage("dump", "--decode", "x.dump", "--dir", "/tmp")).contains("--dir only applies with --pid");
-        assertThat(usage("dump", "--pid", "abc")).contains("abc");
-    }
-
-    private static String usage(String... args) {
-        DumpCli.Run r = run(args);
-        assertThat(r.exit()).as("exit code of %s", List.of(args)).isEqualTo(2);
-        assertThat(r.out()).isEmpty();
-        return r.err();
+        assertThat(usageError("dump", "--pid", "5", "--timeout", "0s")).contains("--timeout 0s is out of range");
+        assertThat(usageError("dump", "--pid", "5", "--timeout", "61m")).contains("at most an hour");
+        assertThat(usageError("dump", "--decode", "x.dump", "--timeout", "1s")).contains("--timeout only applies with --pid");
+        assertThat(usageError("dump", "--decode", "x.dump", "--dir", "/tmp")).contains("--dir only applies with --pid");
+        assertThat(usageError("dump", "--pid", "abc")).contains("abc");
     }
 
     @Test
@@ -198,7 +193,7 @@ class DumpCommandTest {
             ProcessRas.release();
         }
 
-        DumpCli.Run r = run("dump", "--decode", dump.toString());
+        CliRun.Result r = run("dump", "--decode", dump.toString());
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.err()).isEmpty();
         List<String> lines = r.out().lines().toList();
@@ -269,7 +264,7 @@ class DumpCommandTest {
             DumpCli.deadCopy(ras.path(), dir);
         }
         Path dump = DumpFiles.writeFromRasFile(dir.resolve(DEAD_PID + ".ras"), dir, "post-mortem");
-        DumpCli.Run r = run("dump", "--decode", dump.toString());
+        CliRun.Result r = run("dump", "--decode", dump.toString());
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out().lines().toList()).contains(
                 "  pid       " + DEAD_PID + " (dumped by pid " + PID + " from its RAS file alone)",

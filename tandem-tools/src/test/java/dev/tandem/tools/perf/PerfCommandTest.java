@@ -1,31 +1,18 @@
 package dev.tandem.tools.perf;
 
+import dev.tandem.tools.CliRun;
 import dev.tandem.tools.TandemCli;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
-
+import static dev.tandem.tools.CliRun.run;
+import static dev.tandem.tools.CliRun.usageError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Option parsing: defaults as perftest's, and every bad input answered with a message that names it. */
 class PerfCommandTest {
-    private record Run(int exit, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = TandemCli.commandLine();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int exit = cl.execute(args);
-        return new Run(exit, out.toString(), err.toString());
-    }
-
     private static PerfSettings parse(String... args) {
         CommandLine cl = TandemCli.commandLine();
         CommandLine.ParseResult parsed = cl.parseArgs(args);
@@ -57,10 +44,7 @@ class PerfCommandTest {
             "frobnicate                              | Unmatched argument at index 0: 'frobnicate'",
             "''                                      | Missing command"})
     void badInputGetsAClearMessage(String args, String message) {
-        Run r = run(args.isEmpty() ? new String[0] : args.split(" +"));
-        assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains(message);
-        assertThat(r.out()).isEmpty();
+        assertThat(usageError(args.isEmpty() ? new String[0] : args.split(" +"))).contains(message);
     }
 
     @Test
@@ -94,10 +78,10 @@ class PerfCommandTest {
 
     @Test
     void helpListsTheCommandsAndOptions() {
-        Run top = run("--help");
+        CliRun.Result top = run("--help");
         assertThat(top.exit()).isZero();
         assertThat(top.out()).contains("demo").contains("perf");
-        Run perf = run("perf", "--help");
+        CliRun.Result perf = run("perf", "--help");
         assertThat(perf.out()).contains("--size", "--iters", "--tx-depth", "--crc=on|off", "--baseline=tcp", "--json", "--warmup",
                 "--server", "--connect", "--poll", "--event");
     }

@@ -1,15 +1,12 @@
 package dev.tandem.tools.perf;
 
 import dev.tandem.tools.Adapters;
-import dev.tandem.tools.TandemCli;
+import dev.tandem.tools.CliRun;
 import dev.tandem.verbs.RdmaDevice;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -26,14 +23,9 @@ class PerfEndToEndTest {
     }
 
     private static String runOk(String line) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = TandemCli.commandLine();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int exit = cl.execute(args(line));
-        assertThat(exit).as("exit code of '%s', stderr: %s", line, err).isZero();
-        return out.toString();
+        CliRun.Result r = CliRun.run(args(line));
+        assertThat(r.exit()).as("exit code of '%s', stderr: %s", line, r.err()).isZero();
+        return r.out();
     }
 
     @ParameterizedTest(name = "{0}")

@@ -2,6 +2,7 @@ package dev.tandem.tools.ras;
 
 import dev.tandem.ras.RasFile;
 import dev.tandem.ras.RasReader;
+import dev.tandem.tools.CliRun;
 import dev.tandem.tools.perf.MiniJson;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -11,8 +12,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
+import static dev.tandem.tools.CliRun.run;
 import static dev.tandem.tools.ras.RasCli.DEAD_PID;
-import static dev.tandem.tools.ras.RasCli.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class ErrorsCommandTest {
@@ -30,7 +31,7 @@ class ErrorsCommandTest {
     @Test
     void printsEachDistinctErrorWithCountTimesCauseAndIndentedDetail(@TempDir Path dir) {
         try (RasFile ras = withErrors(dir)) {
-            RasCli.Run r = run("errors", "--dir", dir.toString(), "--pid", String.valueOf(ras.pid()));
+            CliRun.Result r = run("errors", "--dir", dir.toString(), "--pid", String.valueOf(ras.pid()));
             assertThat(r.exit()).as(r.err()).isZero();
             assertThat(r.err()).isEmpty();
             List<String> lines = r.out().lines().toList();
@@ -52,7 +53,7 @@ class ErrorsCommandTest {
     @Test
     void jsonHoldsEveryField(@TempDir Path dir) {
         try (RasFile ras = withErrors(dir)) {
-            RasCli.Run r = run("errors", "--dir", dir.toString(), "--json");
+            CliRun.Result r = run("errors", "--dir", dir.toString(), "--json");
             assertThat(r.exit()).as(r.err()).isZero();
             Map<String, Object> p = StatCommandTest.single(MiniJson.object(r.out()).get("processes"));
             assertThat(p).containsEntry("pid", (double) ras.pid()).containsEntry("alive", true).containsEntry("dropped", 0.0);
@@ -79,7 +80,7 @@ class ErrorsCommandTest {
                 dropped = reader.droppedErrors();
             }
             assertThat(dropped).isEqualTo(2);
-            RasCli.Run r = run("errors", "--dir", dir.toString());
+            CliRun.Result r = run("errors", "--dir", dir.toString());
             assertThat(r.exit()).as(r.err()).isZero();
             assertThat(r.out()).contains((cause - 1) + " distinct errors, 2 observation(s) dropped because the log was full");
         }
@@ -92,11 +93,11 @@ class ErrorsCommandTest {
             pid = ras.pid();
             RasCli.deadCopy(ras.path(), deadDir, System.currentTimeMillis());
         }
-        RasCli.Run dead = run("errors", "--dir", deadDir.toString(), "--pid", String.valueOf(DEAD_PID));
+        CliRun.Result dead = run("errors", "--dir", deadDir.toString(), "--pid", String.valueOf(DEAD_PID));
         assertThat(dead.exit()).as(dead.err()).isZero();
         assertThat(dead.out()).startsWith("pid " + DEAD_PID + " (dead, file open): 2 distinct errors").contains("cause: " + TERMINATE);
 
-        RasCli.Run closed = run("errors", "--dir", dir.toString());
+        CliRun.Result closed = run("errors", "--dir", dir.toString());
         assertThat(closed.exit()).as(closed.err()).isZero();
         assertThat(closed.out()).startsWith("pid " + pid + " (alive, file closed): 2 distinct errors").contains("count 2");
     }
@@ -105,7 +106,7 @@ class ErrorsCommandTest {
     void listsEveryProcessWhenThereAreSeveral(@TempDir Path dir) throws IOException {
         try (RasFile ras = withErrors(dir)) {
             RasCli.deadCopy(ras.path(), dir, System.currentTimeMillis());
-            RasCli.Run r = run("errors", "--dir", dir.toString());
+            CliRun.Result r = run("errors", "--dir", dir.toString());
             assertThat(r.exit()).as(r.err()).isZero();
             assertThat(r.out()).startsWith("Tandem processes in " + dir)
                     .contains("pid " + ras.pid() + " (alive, file open): 2 distinct errors")
@@ -116,7 +117,7 @@ class ErrorsCommandTest {
     @Test
     void aProcessWithoutErrorsSaysSo(@TempDir Path dir) {
         try (RasFile ras = RasFile.create(RasCli.config(dir))) {
-            RasCli.Run r = run("errors", "--dir", dir.toString());
+            CliRun.Result r = run("errors", "--dir", dir.toString());
             assertThat(r.exit()).isZero();
             assertThat(r.out()).isEqualTo("pid " + ras.pid() + " (alive, file open): 0 distinct errors, 0 observation(s) dropped"
                     + " because the log was full" + System.lineSeparator() + "  no errors recorded" + System.lineSeparator());
@@ -125,15 +126,15 @@ class ErrorsCommandTest {
 
     @Test
     void missingProcessOrBadPidFails(@TempDir Path dir) {
-        RasCli.Run none = run("errors", "--dir", dir.toString());
+        CliRun.Result none = run("errors", "--dir", dir.toString());
         assertThat(none.exit()).isEqualTo(1);
         assertThat(none.err()).startsWith("tandem errors: error: no Tandem processes in " + dir);
 
-        RasCli.Run missing = run("errors", "--dir", dir.toString(), "--pid", "77");
+        CliRun.Result missing = run("errors", "--dir", dir.toString(), "--pid", "77");
         assertThat(missing.exit()).isEqualTo(1);
         assertThat(missing.err()).startsWith("tandem errors: error: no RAS file for pid 77 in " + dir + " (it holds none)");
 
-        RasCli.Run bad = run("errors", "--pid", "-5");
+        CliRun.Result bad = run("errors", "--pid", "-5");
         assertThat(bad.exit()).isEqualTo(2);
         assertThat(bad.err()).contains("--pid -5 is not a process id");
     }

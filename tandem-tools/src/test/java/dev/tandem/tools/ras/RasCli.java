@@ -2,12 +2,8 @@ package dev.tandem.tools.ras;
 
 import dev.tandem.ras.RasConfig;
 import dev.tandem.ras.RasFileDescriptor;
-import dev.tandem.tools.TandemCli;
-import picocli.CommandLine;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -15,25 +11,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
-/** Runs {@code tandem} commands in this JVM, and prepares RAS files for them. */
+/** Prepares RAS files for the RAS command tests (which run {@code tandem} with {@link dev.tandem.tools.CliRun}). */
 final class RasCli {
     /** A pid no process has (above Linux's largest pid_max, 2^22). */
     static final long DEAD_PID = 999_999_999L;
 
     private RasCli() {
-    }
-
-    record Run(int exit, String out, String err) {
-    }
-
-    static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = TandemCli.commandLine();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int exit = cl.execute(args);
-        return new Run(exit, out.toString(), err.toString());
     }
 
     /** A small RAS file configuration in {@code dir} without a duty thread (tests call heartbeat/refresh). */

@@ -2,6 +2,7 @@ package dev.tandem.tools.ras;
 
 import dev.tandem.ras.Counter;
 import dev.tandem.ras.RasFile;
+import dev.tandem.tools.CliRun;
 import dev.tandem.tools.perf.MiniJson;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,8 +16,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
+import static dev.tandem.tools.CliRun.run;
+import static dev.tandem.tools.CliRun.usageError;
 import static dev.tandem.tools.ras.RasCli.DEAD_PID;
-import static dev.tandem.tools.ras.RasCli.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class StatCommandTest {
@@ -41,7 +43,7 @@ class StatCommandTest {
     @Test
     void listsTheProcessAndItsCountersGroupedByOwner(@TempDir Path dir) {
         try (RasFile ras = withCounters(dir)) {
-            RasCli.Run r = run("stat", "--dir", dir.toString());
+            CliRun.Result r = run("stat", "--dir", dir.toString());
             assertThat(r.exit()).as(r.err()).isZero();
             assertThat(r.err()).isEmpty();
             List<String> lines = r.out().lines().toList();
@@ -59,13 +61,13 @@ class StatCommandTest {
     @Test
     void filtersByLabelTextAndType(@TempDir Path dir) {
         try (RasFile ras = withCounters(dir)) {
-            RasCli.Run r = run("stat", "--dir", dir.toString(), "--pid", String.valueOf(ras.pid()), "--filter", "bytes", "--filter", "SEND",
+            CliRun.Result r = run("stat", "--dir", dir.toString(), "--pid", String.valueOf(ras.pid()), "--filter", "bytes", "--filter", "SEND",
                     "--type", "2");
             assertThat(r.exit()).as(r.err()).isZero();
             assertThat(r.out()).contains("1 of 4 counters match label contains 'bytes' or 'SEND', type 2")
                     .contains("qp 3 bytes_sent").doesNotContain("messages_sent").doesNotContain("sent SEND");
 
-            RasCli.Run any = run("stat", "--dir", dir.toString(), "--filter", "bytes", "--filter", "SEND");
+            CliRun.Result any = run("stat", "--dir", dir.toString(), "--filter", "bytes", "--filter", "SEND");
             assertThat(any.out()).contains("2 of 4 counters match").contains("bytes_sent").contains("sent SEND");
         }
     }
@@ -73,7 +75,7 @@ class StatCommandTest {
     @Test
     void jsonHoldsTheHeaderAndEveryCounter(@TempDir Path dir) {
         try (RasFile ras = withCounters(dir)) {
-            RasCli.Run r = run("stat", "--dir", dir.toString(), "--json");
+            CliRun.Result r = run("stat", "--dir", dir.toString(), "--json");
             assertThat(r.exit()).as(r.err()).isZero();
             assertThat(r.out().lines().count()).isOne();
             Map<String, Object> json = MiniJson.object(r.out());
@@ -95,7 +97,7 @@ class StatCommandTest {
     @Test
     void prometheusTextFormat(@TempDir Path dir) {
         try (RasFile ras = withCounters(dir)) {
-            RasCli.Run r = run("stat", "--dir", dir.toString(), "--prometheus");
+            CliRun.Result r = run("stat", "--dir", dir.toString(), "--prometheus");
             assertThat(r.exit()).as(r.err()).isZero();
             List<String> lines = r.out().lines().toList();
             assertThat(lines).contains("# TYPE tandem_counter gauge", "# TYPE tandem_process_alive gauge",
@@ -119,12 +121,12 @@ class StatCommandTest {
     void watchRefreshesUntilTheCount(@TempDir Path dir) {
         try (RasFile file = withCounters(dir)) {
             assertThat(file.path()).exists();
-            RasCli.Run text = run("stat", "--dir", dir.toString(), "--watch", "0.1", "--count", "2");
+            CliRun.Result text = run("stat", "--dir", dir.toString(), "--watch", "0.1", "--count", "2");
             assertThat(text.exit()).as(text.err()).isZero();
             assertThat(text.out().lines().filter(l -> l.startsWith("=== tandem stat every 0.1 s at "))).hasSize(2);
             assertThat(text.out().lines().filter(l -> l.contains("qp 3 bytes_sent"))).hasSize(2);
 
-            RasCli.Run json = run("stat", "--dir", dir.toString(), "--watch", "0.1", "--count", "2", "--json");
+            CliRun.Result json = run("stat", "--dir", dir.toString(), "--watch", "0.1", "--count", "2", "--json");
             assertThat(json.exit()).as(json.err()).isZero();
             List<String> frames = json.out().lines().toList();
             assertThat(frames).hasSize(2).allSatisfy(f -> assertThat(MiniJson.object(f)).containsKey("processes"));
@@ -144,12 +146,12 @@ class StatCommandTest {
         try (RasFile ras = withCounters(dir)) {
             RasCli.deadCopy(ras.path(), deadDir, System.currentTimeMillis() - 5_000);
         }
-        RasCli.Run listing = run("stat", "--dir", deadDir.toString());
+        CliRun.Result listing = run("stat", "--dir", deadDir.toString());
         assertThat(listing.exit()).as(listing.err()).isZero();
         assertThat(listing.out()).containsPattern(" " + DEAD_PID + "  dead +open +\\S+ +[5-9]\\.\\ds ago")
                 .contains("pid " + DEAD_PID + " (dead, file open): 4 counters").contains("1024  iwarp0@127.0.1.1 qp 3 bytes_sent");
 
-        RasCli.Run one = run("stat", "--dir", deadDir.toString(), "--pid", String.valueOf(DEAD_PID), "--json");
+        CliRun.Result one = run("stat", "--dir", deadDir.toString(), "--pid", String.valueOf(DEAD_PID), "--json");
         assertThat(one.exit()).as(one.err()).isZero();
         Map<String, Object> p = single(MiniJson.object(one.out()).get("processes"));
         assertThat(p).containsEntry("alive", false).containsEntry("owner_state", "open");
@@ -163,7 +165,7 @@ class StatCommandTest {
             pid = ras.pid();
         }
         // This JVM still runs, so the process is alive; its file says the owner closed it cleanly.
-        RasCli.Run r = run("stat", "--dir", dir.toString(), "--pid", String.valueOf(pid));
+        CliRun.Result r = run("stat", "--dir", dir.toString(), "--pid", String.valueOf(pid));
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out()).containsPattern(" " + pid + "  alive +closed ").contains("pid " + pid + " (alive, file closed): 4 counters")
                 .contains("1024  iwarp0@127.0.1.1 qp 3 bytes_sent");
@@ -174,11 +176,11 @@ class StatCommandTest {
         try (RasFile ras = withCounters(dir)) {
             RasCli.deadCopy(ras.path(), deadDir, System.currentTimeMillis() - 2 * RasFiles.RECENT_MS);
         }
-        RasCli.Run hidden = run("stat", "--dir", deadDir.toString());
+        CliRun.Result hidden = run("stat", "--dir", deadDir.toString());
         assertThat(hidden.exit()).isEqualTo(1);
         assertThat(hidden.err()).contains("no Tandem processes in " + deadDir + " but 1 file(s) of processes dead for more than a day (--all lists them)");
 
-        RasCli.Run all = run("stat", "--dir", deadDir.toString(), "--all");
+        CliRun.Result all = run("stat", "--dir", deadDir.toString(), "--all");
         assertThat(all.exit()).as(all.err()).isZero();
         assertThat(all.out()).containsPattern(" " + DEAD_PID + "  dead +open +\\S+ +2d00h ago");
 
@@ -189,11 +191,11 @@ class StatCommandTest {
     void unreadableFilesAreFlaggedAndFailWhenAskedFor(@TempDir Path dir) throws IOException {
         Files.write(dir.resolve("123.ras"), new byte[600]);
         try (RasFile ras = withCounters(dir)) {
-            RasCli.Run r = run("stat", "--dir", dir.toString());
+            CliRun.Result r = run("stat", "--dir", dir.toString());
             assertThat(r.exit()).as(r.err()).isZero();
             assertThat(r.out()).contains("unreadable: " + dir.resolve("123.ras") + ": ").contains("pid " + ras.pid() + " (alive, file open)");
 
-            RasCli.Run one = run("stat", "--dir", dir.toString(), "--pid", "123");
+            CliRun.Result one = run("stat", "--dir", dir.toString(), "--pid", "123");
             assertThat(one.exit()).isEqualTo(1);
             assertThat(one.err()).startsWith("tandem stat: error: RAS file " + dir.resolve("123.ras") + " is corrupt: ");
         }
@@ -201,17 +203,17 @@ class StatCommandTest {
 
     @Test
     void noProcessOrFileExitsWithOne(@TempDir Path dir) {
-        RasCli.Run empty = run("stat", "--dir", dir.toString());
+        CliRun.Result empty = run("stat", "--dir", dir.toString());
         assertThat(empty.exit()).isEqualTo(1);
         assertThat(empty.out()).isEmpty();
         assertThat(empty.err()).startsWith("tandem stat: error: no Tandem processes in " + dir);
 
-        RasCli.Run noDir = run("stat", "--dir", dir.resolve("missing").toString(), "--pid", "42");
+        CliRun.Result noDir = run("stat", "--dir", dir.resolve("missing").toString(), "--pid", "42");
         assertThat(noDir.exit()).isEqualTo(1);
         assertThat(noDir.err()).contains("no RAS directory " + dir.resolve("missing") + ", so no Tandem process 42");
 
         try (RasFile ras = withCounters(dir)) {
-            RasCli.Run missing = run("stat", "--dir", dir.toString(), "--pid", "42");
+            CliRun.Result missing = run("stat", "--dir", dir.toString(), "--pid", "42");
             assertThat(missing.exit()).isEqualTo(1);
             assertThat(missing.out()).isEmpty();
             assertThat(missing.err()).isEqualTo("tandem stat: error: no RAS file for pid 42 in " + dir + " (it holds pids " + ras.pid() + ")"
@@ -231,10 +233,7 @@ class StatCommandTest {
             "stat --type x              | Invalid value for option '--type' (N): 'x' is not an int",
             "stat --filter=             | --filter is empty"})
     void badUsageExitsWithTwo(String args, String message) {
-        RasCli.Run r = run(args.split(" +"));
-        assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains(message);
-        assertThat(r.out()).isEmpty();
+        assertThat(usageError(args.split(" +"))).contains(message);
     }
 
     @SuppressWarnings("unchecked")

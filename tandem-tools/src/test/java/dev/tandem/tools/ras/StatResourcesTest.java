@@ -2,6 +2,7 @@ package dev.tandem.tools.ras;
 
 import dev.tandem.ras.RasFile;
 import dev.tandem.ras.ResourceSlot;
+import dev.tandem.tools.CliRun;
 import dev.tandem.tools.perf.MiniJson;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -11,8 +12,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
+import static dev.tandem.tools.CliRun.run;
 import static dev.tandem.tools.ras.RasCli.DEAD_PID;
-import static dev.tandem.tools.ras.RasCli.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code tandem stat --resources}: the resource owner table of a process, running or dead, as text and JSON. */
@@ -32,7 +33,7 @@ class StatResourcesTest {
     @Test
     void printsEachLiveResourceWithItsOwnerAndDetail(@TempDir Path dir) {
         try (RasFile ras = withResources(dir)) {
-            RasCli.Run r = run("stat", "--dir", dir.toString(), "--pid", String.valueOf(ras.pid()), "--resources");
+            CliRun.Result r = run("stat", "--dir", dir.toString(), "--pid", String.valueOf(ras.pid()), "--resources");
             assertThat(r.exit()).as(r.err()).isZero();
             assertThat(r.err()).isEmpty();
             List<String> lines = r.out().lines().toList();
@@ -55,7 +56,7 @@ class StatResourcesTest {
         try (RasFile ras = withResources(dir.resolve("live"))) {
             dead = RasCli.deadCopy(ras.path(), dir, System.currentTimeMillis());
         }
-        RasCli.Run r = run("stat", "--dir", dir.toString(), "--resources");
+        CliRun.Result r = run("stat", "--dir", dir.toString(), "--resources");
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out()).contains("pid " + DEAD_PID + " (dead, file open): 2 live resources")
                 .contains("iwarp0@127.0.1.1 qp 3").contains("state RTS peer 127.0.1.2:4791");
@@ -65,7 +66,7 @@ class StatResourcesTest {
     @Test
     void jsonHoldsEveryField(@TempDir Path dir) {
         try (RasFile ras = withResources(dir)) {
-            RasCli.Run r = run("stat", "--dir", dir.toString(), "--resources", "--json");
+            CliRun.Result r = run("stat", "--dir", dir.toString(), "--resources", "--json");
             assertThat(r.exit()).as(r.err()).isZero();
             Map<String, Object> json = MiniJson.object(r.out());
             assertThat(json).containsEntry("dir", dir.toString()).containsKeys("time", "time_ms", "unreadable", "hidden_dead");
@@ -88,7 +89,7 @@ class StatResourcesTest {
         try (RasFile ras = RasFile.create(RasCli.config(dir).withResourceCapacity(1))) {
             ras.resources().register("PD", 1, "pd 1", "main", "");
             ras.resources().register("PD", 2, "pd 2", "main", "");
-            RasCli.Run r = run("stat", "--dir", dir.toString(), "--resources");
+            CliRun.Result r = run("stat", "--dir", dir.toString(), "--resources");
             assertThat(r.exit()).as(r.err()).isZero();
             assertThat(r.out()).contains(": 1 live resource, 1 registration(s) dropped because the table was full");
         }
@@ -96,20 +97,20 @@ class StatResourcesTest {
 
     @Test
     void resourcesRefuseCounterOptionsAndPrometheus(@TempDir Path dir) {
-        RasCli.Run prometheus = run("stat", "--dir", dir.toString(), "--resources", "--prometheus");
+        CliRun.Result prometheus = run("stat", "--dir", dir.toString(), "--resources", "--prometheus");
         assertThat(prometheus.exit()).isEqualTo(2);
         assertThat(prometheus.err()).contains("--resources has no Prometheus format");
-        RasCli.Run filter = run("stat", "--dir", dir.toString(), "--resources", "--filter", "bytes");
+        CliRun.Result filter = run("stat", "--dir", dir.toString(), "--resources", "--filter", "bytes");
         assertThat(filter.exit()).isEqualTo(2);
         assertThat(filter.err()).contains("--filter selects counters; --resources prints the whole resource table");
-        RasCli.Run type = run("stat", "--dir", dir.toString(), "--resources", "--type", "2");
+        CliRun.Result type = run("stat", "--dir", dir.toString(), "--resources", "--type", "2");
         assertThat(type.exit()).isEqualTo(2);
         assertThat(type.err()).contains("--type selects counters");
     }
 
     @Test
     void missingProcessFailsWithOneLine(@TempDir Path dir) {
-        RasCli.Run r = run("stat", "--dir", dir.toString(), "--pid", "123456789", "--resources");
+        CliRun.Result r = run("stat", "--dir", dir.toString(), "--pid", "123456789", "--resources");
         assertThat(r.exit()).isEqualTo(1);
         assertThat(r.err().lines().toList()).singleElement().asString().startsWith("tandem stat: error: no RAS file for pid 123456789");
     }

@@ -4,6 +4,7 @@ import dev.tandem.ras.RasFile;
 import dev.tandem.ras.TraceComponent;
 import dev.tandem.ras.TraceEvent;
 import dev.tandem.ras.TraceLevel;
+import dev.tandem.tools.CliRun;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -13,8 +14,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 
+import static dev.tandem.tools.CliRun.run;
+import static dev.tandem.tools.CliRun.usageError;
 import static dev.tandem.tools.ras.RasCli.DEAD_PID;
-import static dev.tandem.tools.ras.RasCli.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class TraceCommandTest {
@@ -42,7 +44,7 @@ class TraceCommandTest {
     @Test
     void listsComponentsAndLevels(@TempDir Path dir) {
         try (RasFile ras = withComponents(dir)) {
-            RasCli.Run r = run(args(dir, ras.pid()));
+            CliRun.Result r = run(args(dir, ras.pid()));
             assertThat(r.exit()).as(r.err()).isZero();
             assertThat(r.out().lines().toList()).containsExactly(
                     "pid " + ras.pid() + " (alive, file open): 2 trace components",
@@ -50,7 +52,7 @@ class TraceCommandTest {
                     "  iwarp.rx       1  error",
                     "  iwarp.tx       2  rare");
 
-            RasCli.Run one = run(args(dir, ras.pid(), "iwarp.tx"));
+            CliRun.Result one = run(args(dir, ras.pid(), "iwarp.tx"));
             assertThat(one.exit()).as(one.err()).isZero();
             assertThat(one.out()).isEqualTo("pid " + ras.pid() + " (alive, file open): iwarp.tx 2 (rare)" + System.lineSeparator());
         }
@@ -60,7 +62,7 @@ class TraceCommandTest {
     void setsALevelThatTheOwnerPicksUp(@TempDir Path dir) {
         try (RasFile ras = withComponents(dir)) {
             TraceComponent rx = ras.trace().component("iwarp.rx");
-            RasCli.Run r = run(args(dir, ras.pid(), "iwarp.rx", "8"));
+            CliRun.Result r = run(args(dir, ras.pid(), "iwarp.rx", "8"));
             assertThat(r.exit()).as(r.err()).isZero();
             assertThat(r.out()).isEqualTo("pid " + ras.pid() + " (alive, file open): iwarp.rx 1 (error) -> 8 (hot internals);"
                     + " the process applies it within a second" + System.lineSeparator());
@@ -76,7 +78,7 @@ class TraceCommandTest {
     void theOwnersDutyThreadAppliesTheLevelWithinASecond(@TempDir Path dir) {
         try (RasFile ras = RasFile.create(RasCli.config(dir).withDutyIntervalMs(20))) {
             TraceComponent cm = ras.trace().component("iwarp.cm");
-            RasCli.Run r = run(args(dir, ras.pid(), "iwarp.cm", "0"));
+            CliRun.Result r = run(args(dir, ras.pid(), "iwarp.cm", "0"));
             assertThat(r.exit()).as(r.err()).isZero();
             long deadline = System.nanoTime() + 1_000_000_000L;
             while (cm.level() != TraceLevel.OFF && System.nanoTime() - deadline < 0) {
@@ -97,7 +99,7 @@ class TraceCommandTest {
             rx.record(TraceLevel.ERROR, RX_FPDU, -1, 0, 0, Long.MAX_VALUE, null);
             long thread = Thread.currentThread().threadId();
 
-            RasCli.Run r = run(args(dir, ras.pid(), "--records"));
+            CliRun.Result r = run(args(dir, ras.pid(), "--records"));
             assertThat(r.exit()).as(r.err()).isZero();
             List<String> lines = r.out().lines().toList();
             assertThat(lines).hasSize(5);
@@ -108,7 +110,7 @@ class TraceCommandTest {
             assertThat(lines.get(3)).matches(time + "iwarp.rx +1  rxFpdu +10 +20 +30 +40  second");
             assertThat(lines.get(4)).matches(time + "iwarp.rx +1  rxFpdu +-1 +0 +0 +" + Long.MAX_VALUE);
 
-            RasCli.Run last = run(args(dir, ras.pid(), "--records", "--last", "2"));
+            CliRun.Result last = run(args(dir, ras.pid(), "--records", "--last", "2"));
             assertThat(last.exit()).as(last.err()).isZero();
             assertThat(last.out()).startsWith("pid " + ras.pid() + " (alive, file open): newest 2 of 3 trace records, oldest first")
                     .doesNotContainPattern("  first\\R").contains("second");
@@ -123,7 +125,7 @@ class TraceCommandTest {
             ras.trace().component("iwarp.rx").record(TraceLevel.ERROR, RX_FPDU, 1, 2, 3, 4, "before the crash");
             RasCli.deadCopy(ras.path(), deadDir, System.currentTimeMillis());
         }
-        RasCli.Run dead = run(args(deadDir, DEAD_PID, "iwarp.rx", "5"));
+        CliRun.Result dead = run(args(deadDir, DEAD_PID, "iwarp.rx", "5"));
         assertThat(dead.exit()).isEqualTo(1);
         assertThat(dead.out()).isEmpty();
         assertThat(dead.err()).isEqualTo("tandem trace: error: process " + DEAD_PID + " is not running (its file "
@@ -132,7 +134,7 @@ class TraceCommandTest {
         assertThat(run(args(deadDir, DEAD_PID)).out()).contains("iwarp.rx       1  error");
         assertThat(run(args(deadDir, DEAD_PID, "--records")).out()).contains("before the crash");
 
-        RasCli.Run closed = run(args(dir, pid, "iwarp.rx", "5"));
+        CliRun.Result closed = run(args(dir, pid, "iwarp.rx", "5"));
         assertThat(closed.exit()).isEqualTo(1);
         assertThat(closed.err()).contains("process " + pid + " has closed its RAS file");
     }
@@ -140,17 +142,15 @@ class TraceCommandTest {
     @Test
     void unknownComponentNamesTheKnownOnes(@TempDir Path dir) {
         try (RasFile ras = withComponents(dir)) {
-            RasCli.Run r = run(args(dir, ras.pid(), "iwarp.qq", "3"));
-            assertThat(r.exit()).isEqualTo(2);
-            assertThat(r.out()).isEmpty();
-            assertThat(r.err()).contains("process " + ras.pid() + " has no trace component 'iwarp.qq'; known: iwarp.rx, iwarp.tx");
+            assertThat(usageError(args(dir, ras.pid(), "iwarp.qq", "3")))
+                    .contains("process " + ras.pid() + " has no trace component 'iwarp.qq'; known: iwarp.rx, iwarp.tx");
             assertThat(ras.trace().level("iwarp.rx")).isEqualTo(TraceLevel.ERROR);
         }
     }
 
     @Test
     void missingProcessExitsWithOne(@TempDir Path dir) {
-        RasCli.Run r = run(args(dir, 4242, "iwarp.rx", "3"));
+        CliRun.Result r = run(args(dir, 4242, "iwarp.rx", "3"));
         assertThat(r.exit()).isEqualTo(1);
         assertThat(r.err()).startsWith("tandem trace: error: no RAS file for pid 4242 in " + dir);
         assertThat(run(args(dir, 4242, "--records")).exit()).isEqualTo(1);
@@ -167,15 +167,12 @@ class TraceCommandTest {
             "--records iwarp.rx     | --records prints the whole ring; do not also give COMPONENT or LEVEL",
             "iwarp.rx 1 2           | Unmatched argument at index 7: '2'"})
     void badUsageExitsWithTwo(String more, String message) {
-        RasCli.Run r = run(args(Path.of("unused"), 1, more.split(" +")));
-        assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains(message);
-        assertThat(r.out()).isEmpty();
+        assertThat(usageError(args(Path.of("unused"), 1, more.split(" +")))).contains(message);
     }
 
     @Test
     void pidIsRequired() {
-        RasCli.Run r = run("trace", "iwarp.rx", "3");
+        CliRun.Result r = run("trace", "iwarp.rx", "3");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).contains("Missing required option: '--pid=PID'");
     }

@@ -1,15 +1,12 @@
 package dev.tandem.tools.system;
 
-import dev.tandem.tools.TandemCli;
+import dev.tandem.tools.CliRun;
 import dev.tandem.tools.perf.MiniJson;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,30 +24,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 class OutsideViewTest {
     private static final Duration BOUND = Duration.ofSeconds(10);
 
-    record Run(int exit, String out, String err) {
-    }
-
-    private static Run tandem(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = TandemCli.commandLine();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int exit = cl.execute(args);
-        return new Run(exit, out.toString(), err.toString());
-    }
-
     /** Runs the command until its output satisfies {@code done}, bounded; returns the last run. */
-    private static Run until(Predicate<Run> done, String what, String... args) {
+    private static CliRun.Result until(Predicate<CliRun.Result> done, String what, String... args) {
         long deadline = System.nanoTime() + BOUND.toNanos();
-        Run r = tandem(args);
+        CliRun.Result r = CliRun.run(args);
         while (!done.test(r)) {
             if (System.nanoTime() - deadline > 0) {
                 throw new AssertionError("tandem " + String.join(" ", args) + ": " + what + " not seen within " + BOUND
                         + "; last output:\n" + r.out() + r.err());
             }
             Thread.onSpinWait();
-            r = tandem(args);
+            r = CliRun.run(args);
         }
         return r;
     }
@@ -87,47 +71,47 @@ class OutsideViewTest {
             String d = dir.toString();
 
             // stat: the process is listed, and its Send counter moves while we watch
-            Run list = tandem("stat", "--dir", d);
+            CliRun.Result list = CliRun.run("stat", "--dir", d);
             assertThat(list.exit()).as(list.err()).isZero();
             assertThat(list.out()).contains("pid " + pid);
-            Run first = until(r -> counter(r.out(), "iwarp0@127.0.1.41 sent SEND") > 0, "Sends counted",
+            CliRun.Result first = until(r -> counter(r.out(), "iwarp0@127.0.1.41 sent SEND") > 0, "Sends counted",
                     "stat", "--dir", d, "--pid", pid, "--filter", "sent SEND", "--json");
             long sends = counter(first.out(), "iwarp0@127.0.1.41 sent SEND");
             until(r -> counter(r.out(), "iwarp0@127.0.1.41 sent SEND") > sends, "the Send counter moving",
                     "stat", "--dir", d, "--pid", pid, "--filter", "sent SEND", "--json");
-            Run prometheus = tandem("stat", "--dir", d, "--pid", pid, "--prometheus");
+            CliRun.Result prometheus = CliRun.run("stat", "--dir", d, "--pid", pid, "--prometheus");
             assertThat(prometheus.exit()).as(prometheus.err()).isZero();
             assertThat(prometheus.out()).contains("tandem_counter{").contains("pid=\"" + pid + "\"");
 
             // errors: the failed Read's Terminate, on both sides
-            Run errors = tandem("errors", "--dir", d, "--pid", pid);
+            CliRun.Result errors = CliRun.run("errors", "--dir", d, "--pid", pid);
             assertThat(errors.exit()).as(errors.err()).isZero();
             assertThat(errors.out()).contains("iwarp0@127.0.1.41: peer sent Terminate RDMAP_INVALID_STAG")
                     .contains("iwarp1@127.0.1.42: ");
 
             // trace: raise iwarp.tx to hot-path entry/exit in the running process; its records appear
-            Run set = tandem("trace", "--dir", d, "--pid", pid, "iwarp.tx", "7");
+            CliRun.Result set = CliRun.run("trace", "--dir", d, "--pid", pid, "iwarp.tx", "7");
             assertThat(set.exit()).as(set.err()).isZero();
             long setAt = System.nanoTime();
             until(r -> r.out().lines().anyMatch(l -> l.contains("iwarp.tx") && l.contains("fpdu-tx")), "iwarp.tx hot-path records",
                     "trace", "--dir", d, "--pid", pid, "--records", "--last", "50");
             System.out.println("trace level applied and recorded " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - setAt)
                     + " ms after tandem trace set it");
-            assertThat(tandem("trace", "--dir", d, "--pid", pid, "iwarp.tx", "0").exit()).isZero();
+            assertThat(CliRun.run("trace", "--dir", d, "--pid", pid, "iwarp.tx", "0").exit()).isZero();
 
             // stat --resources: every resource with its owner and the call site that created it
-            Run resources = tandem("stat", "--dir", d, "--pid", pid, "--resources");
+            CliRun.Result resources = CliRun.run("stat", "--dir", d, "--pid", pid, "--resources");
             assertThat(resources.exit()).as(resources.err()).isZero();
             assertThat(resources.out()).contains("iwarp0@127.0.1.41 qp ").contains("iwarp1@127.0.1.42 pd ")
                     .contains("TrafficProcess.connect(TrafficProcess.java:").contains("TrafficProcess.main(TrafficProcess.java:")
                     .contains("RTS /127.0.1.41:");
 
             // dump: the running process writes its state; decoded, it is grouped by adapter and session
-            Run dump = tandem("dump", "--dir", d, "--pid", pid);
+            CliRun.Result dump = CliRun.run("dump", "--dir", d, "--pid", pid);
             assertThat(dump.exit()).as(dump.err()).isZero();
             Path dumpFile = Path.of(dump.out().strip());
             assertThat(dumpFile).exists().hasParentRaw(dir);
-            Run decoded = tandem("dump", "--decode", dumpFile.toString());
+            CliRun.Result decoded = CliRun.run("dump", "--decode", dumpFile.toString());
             assertThat(decoded.exit()).as(decoded.err()).isZero();
             assertThat(decoded.out()).contains("adapter iwarp0@127.0.1.41").contains("adapter iwarp1@127.0.1.42")
                     .contains("qp iwarp0@127.0.1.41 qp ").contains("session /127.0.1.41:")
@@ -138,20 +122,20 @@ class OutsideViewTest {
             // kill -9: everything still reads from the file it left behind
             child.destroyForcibly();
             assertThat(child.waitFor(BOUND.toSeconds(), TimeUnit.SECONDS)).as("the child died").isTrue();
-            Run dead = tandem("stat", "--dir", d, "--pid", pid);
+            CliRun.Result dead = CliRun.run("stat", "--dir", d, "--pid", pid);
             assertThat(dead.exit()).as(dead.err()).isZero();
             assertThat(dead.out()).contains("pid " + pid).contains("dead");
-            Run deadJson = tandem("stat", "--dir", d, "--pid", pid, "--json");
+            CliRun.Result deadJson = CliRun.run("stat", "--dir", d, "--pid", pid, "--json");
             assertThat(counter(deadJson.out(), "iwarp0@127.0.1.41 sent SEND")).isGreaterThan(sends);
-            Run deadErrors = tandem("errors", "--dir", d, "--pid", pid);
+            CliRun.Result deadErrors = CliRun.run("errors", "--dir", d, "--pid", pid);
             assertThat(deadErrors.exit()).as(deadErrors.err()).isZero();
             assertThat(deadErrors.out()).contains("peer sent Terminate RDMAP_INVALID_STAG");
-            Run deadResources = tandem("stat", "--dir", d, "--pid", pid, "--resources");
+            CliRun.Result deadResources = CliRun.run("stat", "--dir", d, "--pid", pid, "--resources");
             assertThat(deadResources.out()).as("the owner table of a killed process").contains("iwarp0@127.0.1.41 qp ");
-            Run deadDump = tandem("dump", "--dir", d, "--pid", pid);
+            CliRun.Result deadDump = CliRun.run("dump", "--dir", d, "--pid", pid);
             assertThat(deadDump.exit()).as(deadDump.err()).isZero();
             assertThat(deadDump.err()).contains("process " + pid + " is not running: dump holds its RAS file only");
-            Run deadDecoded = tandem("dump", "--decode", deadDump.out().strip());
+            CliRun.Result deadDecoded = CliRun.run("dump", "--decode", deadDump.out().strip());
             assertThat(deadDecoded.out()).containsPattern("(?m)^ +[1-9]\\d*  sent SEND$").contains("peer sent Terminate RDMAP_INVALID_STAG");
         } finally {
             child.destroyForcibly();

@@ -1,11 +1,11 @@
-package dev.tandem.tools.ras;
+package dev.tandem.tools.text;
 
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 
-/** Times as the RAS commands print them: ISO-8601 in UTC, and ages such as {@code 3m04s}. */
-final class TimeFormat {
+/** Times as the commands print them: ISO-8601 in UTC (also in JSON), and ages such as {@code 3m04s}. */
+public final class TimeFormat {
     private static final DateTimeFormatter MILLIS = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
             .withZone(ZoneOffset.UTC);
     private static final DateTimeFormatter MICROS = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'")
@@ -15,17 +15,17 @@ final class TimeFormat {
     }
 
     /** {@code epochMs} as e.g. {@code 2025-06-01T10:00:00.123Z}. */
-    static String iso(long epochMs) {
+    public static String iso(long epochMs) {
         return MILLIS.format(Instant.ofEpochMilli(epochMs));
     }
 
     /** {@code epochNanos} to the microsecond, e.g. {@code 2025-06-01T10:00:00.123456Z}. */
-    static String isoMicros(long epochNanos) {
+    public static String isoMicros(long epochNanos) {
         return MICROS.format(Instant.ofEpochSecond(Math.floorDiv(epochNanos, 1_000_000_000L), Math.floorMod(epochNanos, 1_000_000_000L)));
     }
 
     /** A duration in ms for people: {@code 0.4s}, {@code 12s}, {@code 3m04s}, {@code 2h05m}, {@code 3d04h}. */
-    static String age(long ms) {
+    public static String age(long ms) {
         if (ms < 0) {
             return "in " + age(-ms);
         }

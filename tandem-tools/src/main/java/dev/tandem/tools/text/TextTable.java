@@ -1,17 +1,21 @@
-package dev.tandem.tools.ras;
+package dev.tandem.tools.text;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A plain text table: a header row, rows of cells, columns padded to their widest cell. */
-final class TextTable {
+/**
+ * A plain text table: a header row, rows of cells, columns padded to their widest cell, two spaces
+ * apart. Cells often hold text read from a RAS or dump file (labels, commands, call sites), so control
+ * characters in them show as {@code ?} and each row stays one line.
+ */
+public final class TextTable {
     private final String[] header;
     private final boolean[] rightAligned;
     private final List<String[]> rows = new ArrayList<>();
 
     /** Columns named {@code header}; a name starting with {@code >} is right-aligned (the {@code >} is dropped). */
-    TextTable(String... header) {
+    public TextTable(String... header) {
         this.header = new String[header.length];
         this.rightAligned = new boolean[header.length];
         for (int i = 0; i < header.length; i++) {
@@ -20,7 +24,8 @@ final class TextTable {
         }
     }
 
-    TextTable row(Object... cells) {
+    /** Adds a row, one cell per column (each shown as {@link String#valueOf(Object)}). */
+    public TextTable row(Object... cells) {
         if (cells.length != header.length) {
             throw new IllegalArgumentException(cells.length + " cells for " + header.length + " columns");
         }
@@ -32,12 +37,13 @@ final class TextTable {
         return this;
     }
 
-    boolean isEmpty() {
+    /** True when no row was added. */
+    public boolean isEmpty() {
         return rows.isEmpty();
     }
 
     /** Prints the header and the rows, each line starting with {@code indent}. */
-    void print(PrintWriter out, String indent) {
+    public void print(PrintWriter out, String indent) {
         int[] width = new int[header.length];
         for (int i = 0; i < header.length; i++) {
             width[i] = header[i].length();
@@ -71,8 +77,8 @@ final class TextTable {
         out.println(b.toString().stripTrailing());
     }
 
-    /** {@code s} with control characters (a label or command from the file) shown as {@code ?}, so a row stays one line. */
-    static String oneLine(String s) {
+    /** {@code s} with control characters (e.g. in a label or command from a file) shown as {@code ?}, so it stays one line. */
+    public static String oneLine(String s) {
         StringBuilder b = null;
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

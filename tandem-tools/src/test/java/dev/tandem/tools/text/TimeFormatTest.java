@@ -1,4 +1,4 @@
-package dev.tandem.tools.ras;
+package dev.tandem.tools.text;
 
 import org.junit.jupiter.api.Test;
 
