@@ -24,7 +24,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -67,8 +66,7 @@ public final class IwarpDevice implements RdmaDevice {
     private final AtomicBoolean progressLock = new AtomicBoolean();
     private final Set<AutoCloseable> resources = ConcurrentHashMap.newKeySet();
     /** Every open resource of this adapter (PDs, CQs, listeners and what PDs hold) with its owner. */
-    private final Map<Object, LiveResource> live = new ConcurrentHashMap<>();
-    private final AtomicLong resourceIds = new AtomicLong(1);
+    private final ResourceOwners owners;
     private final QuiesceGate gate = new QuiesceGate();
     /** Guards the adapter's life cycle (fatal, reset, close) and signals resources released during a reset. */
     private final Object lifecycle = new Object();
@@ -103,6 +101,7 @@ public final class IwarpDevice implements RdmaDevice {
         this.logger = System.getLogger("dev.tandem.iwarp." + name);
         checkLocal(config);
         this.ras = new AdapterRas(name);
+        this.owners = new ResourceOwners(name, ras, this::resourceReleased);
         this.maxUlpdu = config.maxUlpdu() != 0 ? config.maxUlpdu() : ulpduForMtu(mtu(config));
         this.agent = config.threading() == ThreadingMode.DEDICATED ? EngineAgent.dedicated(this) : EngineAgent.shared(this);
         dev.tandem.ras.ProcessRas.addSnapshotSource(snapshot);
@@ -242,7 +241,7 @@ public final class IwarpDevice implements RdmaDevice {
         closed = true;
         agent.remove(this);
         dev.tandem.ras.ProcessRas.removeSnapshotSource(snapshot);
-        String report = leaked.isEmpty() ? null : reportLeaks(leaked);
+        String report = leaked.isEmpty() ? null : owners.reportLeaks(leaked, logger);
         if (stuck == 0) {
             ras.close();
         } else {
@@ -255,23 +254,9 @@ public final class IwarpDevice implements RdmaDevice {
         }
     }
 
-    private String reportLeaks(List<LiveResource> leaked) {
-        StringBuilder b = new StringBuilder("adapter " + name + " closed with " + leaked.size()
-                + " resource(s) still open (now closed):");
-        for (LiveResource r : leaked) {
-            b.append("\n  ").append(r.describe());
-            ras.error("resource leak: " + r.kind() + " created at " + r.owner().callSite(), r.describe());
-        }
-        String report = b.toString();
-        logger.log(System.Logger.Level.WARNING, report);
-        return report;
-    }
-
     /** The resources open on this adapter right now, oldest first, each with its owner. */
     List<LiveResource> liveResources() {
-        List<LiveResource> list = new ArrayList<>(live.values());
-        list.sort(java.util.Comparator.comparingLong((LiveResource r) -> r.owner().createdMs()).thenComparing(LiveResource::name));
-        return list;
+        return owners.list();
     }
 
     // ---------------------------------------------------------------- fatal errors and reset
@@ -421,7 +406,7 @@ public final class IwarpDevice implements RdmaDevice {
     private void awaitOwners(long deadlineNanos) {
         synchronized (lifecycle) {
             long left;
-            while (!live.isEmpty() && !closing && (left = deadlineNanos - System.nanoTime()) > 0) {
+            while (!owners.isEmpty() && !closing && (left = deadlineNanos - System.nanoTime()) > 0) {
                 try {
                     TimeUnit.NANOSECONDS.timedWait(lifecycle, left);
                 } catch (InterruptedException e) {
@@ -536,75 +521,27 @@ public final class IwarpDevice implements RdmaDevice {
         untrack(r);
     }
 
-    /**
-     * Records a new resource and its owner (the creating thread and call site), named as in the
-     * counter labels ({@code <adapter> qp 3}, {@code <adapter> mr 0x00000100}, {@code <adapter> cq 1}).
-     */
+    /** Records a new resource and its owner. */
     void track(AutoCloseable r) {
-        String kind;
-        long id;
-        String label;
-        switch (r) {
-            case IwQueuePair q -> {
-                kind = "QP";
-                id = q.qpNumber();
-                label = "qp " + id;
-            }
-            case IwMemoryRegion m -> {
-                kind = "MR";
-                id = m.lkey() & 0xFFFF_FFFFL;
-                label = String.format("mr 0x%08x", m.lkey());
-            }
-            case IwMemoryWindow w -> {
-                kind = "MW";
-                id = w.rkey() & 0xFFFF_FFFFL;
-                label = String.format("mw 0x%08x", w.rkey());
-            }
-            case IwListener l -> {
-                kind = "LISTENER";
-                id = l.localAddress().getPort();
-                label = "listener " + l.localAddress().getPort();
-            }
-            case IwCompletionQueue c -> {
-                kind = "CQ";
-                id = c.number();
-                label = "cq " + id;
-            }
-            case IwSharedReceiveQueue q -> {
-                kind = "SRQ";
-                id = q.number();
-                label = "srq " + id;
-            }
-            default -> {
-                kind = r instanceof IwProtectionDomain ? "PD" : r.getClass().getSimpleName();
-                id = resourceIds.getAndIncrement();
-                label = kind.toLowerCase(java.util.Locale.ROOT) + " " + id;
-            }
-        }
-        Owner owner = Owner.capture();
-        String full = name + " " + label;
-        live.put(r, new LiveResource(kind, id, full, owner, r, ras.registerResource(kind, id, full, owner)));
+        owners.track(r);
     }
 
-    /** A resource closed: drop it from the owner table (and tell a reset waiting for owners). */
+    /** A resource closed: drops it from the owner table. */
     void untrack(AutoCloseable r) {
-        LiveResource gone = live.remove(r);
-        if (gone == null) {
-            return;
-        }
-        gone.slot().close();
-        if (resetting) {
-            synchronized (lifecycle) {
-                lifecycle.notifyAll();
-            }
-        }
+        owners.untrack(r);
     }
 
     /** Updates the detail text of a resource in the owner table (e.g. a QP's state and peer). */
     void describe(AutoCloseable r, String detail) {
-        LiveResource lr = live.get(r);
-        if (lr != null) {
-            lr.slot().detail(detail);
+        owners.describe(r, detail);
+    }
+
+    /** Tells a reset waiting for owners that one let go of a resource. */
+    private void resourceReleased() {
+        if (resetting) {
+            synchronized (lifecycle) {
+                lifecycle.notifyAll();
+            }
         }
     }
 
