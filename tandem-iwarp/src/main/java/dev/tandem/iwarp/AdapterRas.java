@@ -27,14 +27,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class AdapterRas implements AutoCloseable {
     /** Counter type ids, as {@code tandem stat --type} filters them. */
-    static final int TYPE_ADAPTER = 1;
-    static final int TYPE_QP = 2;
-    static final int TYPE_TERMINATE = 3;
+    static final int TYPE_ADAPTER = CounterType.ADAPTER.id();
+    static final int TYPE_QP = CounterType.QP.id();
+    static final int TYPE_TERMINATE = CounterType.TERMINATE.id();
     /** An engine thread's duty cycles ({@link EngineCounters}). */
-    static final int TYPE_ENGINE = 4;
-    static final int TYPE_CQ = 5;
-    static final int TYPE_SRQ = 6;
-    static final int TYPE_MR = 7;
+    static final int TYPE_ENGINE = CounterType.ENGINE.id();
+    static final int TYPE_CQ = CounterType.CQ.id();
+    static final int TYPE_SRQ = CounterType.SRQ.id();
+    static final int TYPE_MR = CounterType.MR.id();
 
     static final TraceEvent CONNECT = TraceEvent.of("connect");
     static final TraceEvent QP_CREATE = TraceEvent.of("create");

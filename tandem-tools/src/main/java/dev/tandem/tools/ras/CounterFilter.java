@@ -12,7 +12,7 @@ import java.util.function.Predicate;
  * lets everything through.
  *
  * @param texts substrings of the label
- * @param types type ids
+ * @param types type ids ({@link dev.tandem.iwarp.CounterType} names them)
  */
 record CounterFilter(List<String> texts, List<Integer> types) implements Predicate<CounterSnapshot> {
     static final CounterFilter ALL = new CounterFilter(List.of(), List.of());
@@ -38,7 +38,7 @@ record CounterFilter(List<String> texts, List<Integer> types) implements Predica
             parts.add("label contains " + String.join(" or ", texts.stream().map(t -> "'" + t + "'").toList()));
         }
         if (!types.isEmpty()) {
-            parts.add("type " + String.join(" or ", types.stream().map(String::valueOf).toList()));
+            parts.add("type " + String.join(" or ", types.stream().map(CounterTypeConverter::describe).toList()));
         }
         return String.join(", ", parts);
     }

@@ -43,7 +43,8 @@ public final class StatCommand implements Callable<Integer> {
     @Option(names = "--filter", paramLabel = "TEXT", description = "only counters whose label contains TEXT (repeat: any of them)")
     List<String> filters = new ArrayList<>();
 
-    @Option(names = "--type", paramLabel = "N", description = "only counters of type id N (repeat: any of them)")
+    @Option(names = "--type", paramLabel = "TYPE", converter = CounterTypeConverter.class,
+            description = "only counters of this type: adapter, qp, terminate, engine, cq, srq, mr, or a type id (repeat: any of them)")
     List<Integer> types = new ArrayList<>();
 
     @Option(names = "--watch", arity = "0..1", fallbackValue = "1", paramLabel = "SECONDS",

@@ -23,7 +23,7 @@ final class StatText {
             for (CounterSnapshot c : pc.counters()) {
                 boolean first = owner == null || owner != c.ownerKey();
                 owner = c.ownerKey();
-                table.row(first ? String.valueOf(c.ownerKey()) : "", c.typeId(), c.value(), c.label());
+                table.row(first ? String.valueOf(c.ownerKey()) : "", CounterTypeConverter.describe(c.typeId()), c.value(), c.label());
             }
             if (!table.isEmpty()) {
                 table.print(out, "  ");

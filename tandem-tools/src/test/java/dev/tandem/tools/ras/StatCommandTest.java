@@ -50,11 +50,11 @@ class StatCommandTest {
             assertThat(lines).anySatisfy(l -> assertThat(l).matches(" *" + ras.pid() + "  alive +open +\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z +\\d+\\.\\ds ago  .+"));
             assertThat(r.out()).contains("pid " + ras.pid() + " (alive, file open): 4 counters");
             assertThat(lines).containsSubsequence(
-                    "  OWNER  TYPE  VALUE  LABEL",
-                    "      0     1      5  iwarp0@127.0.1.1 sent SEND",
-                    "      3     2   1024  iwarp0@127.0.1.1 qp 3 bytes_sent",
-                    "            2      7  iwarp0@127.0.1.1 qp 3 messages_sent",
-                    "      9     7     -3  odd \"quoted\" back\\slash?newline");
+                    "  OWNER     TYPE  VALUE  LABEL",
+                    "      0  adapter      5  iwarp0@127.0.1.1 sent SEND",
+                    "      3       qp   1024  iwarp0@127.0.1.1 qp 3 bytes_sent",
+                    "              qp      7  iwarp0@127.0.1.1 qp 3 messages_sent",
+                    "      9       mr     -3  odd \"quoted\" back\\slash?newline");
         }
     }
 
@@ -62,9 +62,9 @@ class StatCommandTest {
     void filtersByLabelTextAndType(@TempDir Path dir) {
         try (RasFile ras = withCounters(dir)) {
             CliRun.Result r = run("stat", "--dir", dir.toString(), "--pid", String.valueOf(ras.pid()), "--filter", "bytes", "--filter", "SEND",
-                    "--type", "2");
+                    "--type", "qp");
             assertThat(r.exit()).as(r.err()).isZero();
-            assertThat(r.out()).contains("1 of 4 counters match label contains 'bytes' or 'SEND', type 2")
+            assertThat(r.out()).contains("1 of 4 counters match label contains 'bytes' or 'SEND', type qp")
                     .contains("qp 3 bytes_sent").doesNotContain("messages_sent").doesNotContain("sent SEND");
 
             CliRun.Result any = run("stat", "--dir", dir.toString(), "--filter", "bytes", "--filter", "SEND");
@@ -230,7 +230,7 @@ class StatCommandTest {
             "stat --watch 1 --count 0   | --count 0 is out of range: give 1 or more refreshes",
             "stat --pid 0               | --pid 0 is not a process id",
             "stat --pid x               | Invalid value for option '--pid': 'x' is not a long",
-            "stat --type x              | Invalid value for option '--type' (N): 'x' is not an int",
+            "stat --type x              | Invalid value for option '--type' (TYPE): 'x' is not a counter type: give one of adapter, qp, terminate, engine, cq, srq, mr, or a type id",
             "stat --filter=             | --filter is empty"})
     void badUsageExitsWithTwo(String args, String message) {
         assertThat(usageError(args.split(" +"))).contains(message);

@@ -83,6 +83,12 @@ class OutsideViewTest {
             assertThat(prometheus.exit()).as(prometheus.err()).isZero();
             assertThat(prometheus.out()).contains("tandem_counter{").contains("pid=\"" + pid + "\"");
 
+            // --type by name: the engine stamps each counter with its owner's kind
+            CliRun.Result cqs = CliRun.run("stat", "--dir", d, "--pid", pid, "--type", "cq");
+            assertThat(cqs.exit()).as(cqs.err()).isZero();
+            assertThat(cqs.out()).contains("iwarp0@127.0.1.41 cq 1 completions").doesNotContain(" sent SEND")
+                    .containsPattern("(?m)^ +\\d* +cq +\\d+  iwarp1@127\\.0\\.1\\.42 cq 1 completions$");
+
             // errors: the failed Read's Terminate, on both sides
             CliRun.Result errors = CliRun.run("errors", "--dir", d, "--pid", pid);
             assertThat(errors.exit()).as(errors.err()).isZero();
