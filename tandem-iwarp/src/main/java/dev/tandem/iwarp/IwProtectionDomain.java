@@ -103,7 +103,7 @@ final class IwProtectionDomain implements ProtectionDomain {
         closed = true;
         List<AutoCloseable> all = new ArrayList<>(children);
         // QPs first (they reference regions), then windows, regions and SRQs.
-        all.sort((a, b) -> Integer.compare(rank(a), rank(b)));
+        all.sort(IwarpDevice.CLOSE_ORDER);
         for (AutoCloseable c : all) {
             try {
                 c.close();
@@ -117,14 +117,5 @@ final class IwProtectionDomain implements ProtectionDomain {
     @Override
     public String toString() {
         return "ProtectionDomain[" + children.size() + " resources" + (closed ? ", closed" : "") + "]";
-    }
-
-    private static int rank(AutoCloseable c) {
-        return switch (c) {
-            case IwQueuePair q -> 0;
-            case IwMemoryWindow w -> 1;
-            case IwMemoryRegion r -> 2;
-            default -> 3;
-        };
     }
 }

@@ -227,7 +227,7 @@ public final class IwarpDevice implements RdmaDevice {
         int stuck = gate.awaitEmpty(QUIESCE_NANOS);
         List<LiveResource> leaked = liveResources();
         List<AutoCloseable> all = new ArrayList<>(resources);
-        all.sort((a, b) -> Integer.compare(rank(a), rank(b)));
+        all.sort(CLOSE_ORDER);
         for (AutoCloseable r : all) {
             try {
                 r.close();
@@ -430,7 +430,7 @@ public final class IwarpDevice implements RdmaDevice {
         boolean held = holdProgress(QUIESCE_NANOS);
         try {
             List<LiveResource> ordered = new ArrayList<>(rogue);
-            ordered.sort((a, b) -> Integer.compare(releaseRank(a.resource()), releaseRank(b.resource())));
+            ordered.sort(java.util.Comparator.comparing(LiveResource::resource, CLOSE_ORDER));
             for (LiveResource r : ordered) {
                 try {
                     r.resource().close();
@@ -445,25 +445,20 @@ public final class IwarpDevice implements RdmaDevice {
         }
     }
 
-    private static int releaseRank(AutoCloseable c) {
-        return switch (c) {
-            case IwListener l -> 0;
-            case IwQueuePair q -> 1;
-            case IwMemoryWindow w -> 2;
-            case IwMemoryRegion r -> 3;
-            case IwSharedReceiveQueue s -> 4;
-            case IwProtectionDomain p -> 5;
-            default -> 6;
-        };
-    }
-
-    private static int rank(AutoCloseable c) {
-        return switch (c) {
-            case IwListener l -> 0;
-            case IwProtectionDomain p -> 1;
-            default -> 2;
-        };
-    }
+    /**
+     * The order resources close in, whoever closes them (the adapter, a PD, a reset): listeners first
+     * (no new connections), then QPs (they reference regions and queues), windows, regions, SRQs, PDs,
+     * and CQs last (closing QPs still flushes into them).
+     */
+    static final java.util.Comparator<AutoCloseable> CLOSE_ORDER = java.util.Comparator.comparingInt(c -> switch (c) {
+        case IwListener l -> 0;
+        case IwQueuePair q -> 1;
+        case IwMemoryWindow w -> 2;
+        case IwMemoryRegion r -> 3;
+        case IwSharedReceiveQueue s -> 4;
+        case IwProtectionDomain p -> 5;
+        default -> 6;
+    });
 
     // ---------------------------------------------------------------- engine side
 
@@ -550,9 +545,8 @@ public final class IwarpDevice implements RdmaDevice {
         checkNotClosed();
         String cause = fatalCause;
         if (cause != null) {
-            throw new DeviceUnavailableException(resetting ? "adapter " + name + " is being reset; retry once reset() returned"
-                    : "adapter " + name + " failed (" + cause + "): its QPs are in ERROR and their work was flushed;"
-                    + " close your resources, then reset() brings the adapter back");
+            throw resetting ? beingReset() : new DeviceUnavailableException("adapter " + name + " failed (" + cause
+                    + "): its QPs are in ERROR and their work was flushed; close your resources, then reset() brings the adapter back");
         }
     }
 
@@ -566,8 +560,12 @@ public final class IwarpDevice implements RdmaDevice {
     void enter() {
         if (!gate.tryEnter()) {
             checkNotClosed();
-            throw new DeviceUnavailableException("adapter " + name + " is being reset; retry once reset() returned");
+            throw beingReset();
         }
+    }
+
+    private DeviceUnavailableException beingReset() {
+        return new DeviceUnavailableException("adapter " + name + " is being reset; retry once reset() returned");
     }
 
     void leave() {
