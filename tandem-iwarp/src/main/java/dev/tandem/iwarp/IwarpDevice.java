@@ -30,7 +30,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A software iWARP adapter (RNIC) bound to one local IP address: MPA/DDP/RDMAP over TCP with
@@ -61,7 +60,6 @@ public final class IwarpDevice implements RdmaDevice {
     private final int maxUlpdu;
     private final StagTable stags = new StagTable(ATTRIBUTES.maxMemoryRegions() + 1);
     private final LinkedBlockingQueue<AsyncEvent> events = new LinkedBlockingQueue<>(MAX_EVENTS);
-    private final AtomicLong droppedEvents = new AtomicLong();
     private final AtomicInteger qpNumbers = new AtomicInteger(1);
     private final AtomicBoolean progressLock = new AtomicBoolean();
     private final Set<AutoCloseable> resources = ConcurrentHashMap.newKeySet();
@@ -687,7 +685,6 @@ public final class IwarpDevice implements RdmaDevice {
 
     void raise(AsyncEventType type, Object resource, String detail) {
         if (!events.offer(new AsyncEvent(type, resource, detail))) {
-            droppedEvents.incrementAndGet();
             ras.asyncEventsDropped.incrementAtomic();
             recordError(this, "async event queue full; dropped " + type);
         }
