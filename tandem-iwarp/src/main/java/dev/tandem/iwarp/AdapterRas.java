@@ -43,6 +43,8 @@ final class AdapterRas implements AutoCloseable {
     static final TraceEvent QP_CLOSE = TraceEvent.of("close");
     static final TraceEvent ACCEPT = TraceEvent.of("accept");
     static final TraceEvent REJECT = TraceEvent.of("reject");
+    /** Level 5: a listener closed a pending handshake (port, reason, bytes of the Request received, source address). */
+    static final TraceEvent HANDSHAKE_DROP = TraceEvent.of("hs-drop");
     static final TraceEvent FAULT = TraceEvent.of("fault");
     static final TraceEvent TERMINATE = TraceEvent.of("term");
     static final TraceEvent FPDU_SENT = TraceEvent.of("fpdu-tx");
@@ -72,6 +74,17 @@ final class AdapterRas implements AutoCloseable {
     final Counter crcErrors;
     final Counter malformedFrames;
     final Counter asyncEventsDropped;
+    /** Handshakes (TCP connected, MPA Request not complete) pending on the adapter's listeners right now: a gauge. */
+    final Counter handshakesPending;
+    final Counter handshakesTimedOut;
+    final Counter handshakesClosedSourceLimit;
+    final Counter handshakesClosedListenerLimit;
+    /** Connections that ended (or failed) before their MPA Request was complete. */
+    final Counter handshakesClosedByPeer;
+    final Counter mpaRequestsMalformed;
+    /** Requests answered with a reject Reply by the listener itself (markers, Enhanced without IRD/ORD). */
+    final Counter mpaRequestsRefused;
+    final Counter acceptFailures;
     private final Map<TerminateCode, Counter> terminatesSent = new ConcurrentHashMap<>();
     private final Map<TerminateCode, Counter> terminatesReceived = new ConcurrentHashMap<>();
     private final List<Counter> all = new ArrayList<>();
@@ -102,6 +115,14 @@ final class AdapterRas implements AutoCloseable {
         crcErrors = counter("crc errors");
         malformedFrames = counter("malformed frames");
         asyncEventsDropped = counter("async events dropped");
+        handshakesPending = counter("handshakes pending");
+        handshakesTimedOut = counter("handshakes timed out");
+        handshakesClosedSourceLimit = counter("handshakes closed over source limit");
+        handshakesClosedListenerLimit = counter("handshakes closed over listener limit");
+        handshakesClosedByPeer = counter("handshakes closed by peer");
+        mpaRequestsMalformed = counter("mpa requests malformed");
+        mpaRequestsRefused = counter("mpa requests refused");
+        acceptFailures = counter("tcp accept failures");
     }
 
     private Counter counter(String name) {

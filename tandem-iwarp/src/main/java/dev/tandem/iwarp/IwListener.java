@@ -1,7 +1,5 @@
 package dev.tandem.iwarp;
 
-import dev.tandem.iwarp.wire.MpaException;
-import dev.tandem.iwarp.wire.MpaFrame;
 import dev.tandem.verbs.ConnectionException;
 import dev.tandem.verbs.ConnectionRequest;
 import dev.tandem.verbs.ConnectionTimeoutException;
@@ -12,19 +10,17 @@ import dev.tandem.verbs.ListenerClosedException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Listens on one address of the adapter. A named acceptor thread takes TCP connections and reads
- * their MPA Request (bounded by the adapter's connect timeout); requests queue up to the backlog
- * for {@link #accept}. Closing stops the thread and wakes every waiter.
+ * Listens on one address of the adapter. Its {@link HandshakeAgent} thread takes TCP connections and
+ * reads their MPA Requests without blocking, within the adapter's {@link HandshakeLimits}; complete
+ * requests queue up to the backlog for {@link #accept}, and one beyond the backlog is rejected.
+ * Closing stops the thread, closes the queued requests and wakes every waiter.
  */
 final class IwListener implements Listener {
     private final IwarpDevice device;
@@ -34,10 +30,10 @@ final class IwListener implements Listener {
     private final ArrayDeque<IwConnectionRequest> pending = new ArrayDeque<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition arrived = lock.newCondition();
-    private final Thread acceptor;
+    private final HandshakeAgent agent;
     private volatile boolean closed;
-    /** The channel whose MPA Request the acceptor is reading (guarded by lock); close() aborts it. */
-    private SocketChannel handshaking;
+    /** Why the handshake thread died, if it did (guarded by lock); accept then fails with it. */
+    private Throwable agentFailure;
 
     IwListener(IwarpDevice device, InetSocketAddress address, int backlog) {
         if (address == null) {
@@ -52,93 +48,47 @@ final class IwListener implements Listener {
         }
         this.device = device;
         this.backlog = backlog;
+        HandshakeLimits limits = device.config().handshakes();
+        ServerSocketChannel s = null;
         try {
-            server = ServerSocketChannel.open();
-            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            server.bind(new InetSocketAddress(device.config().localAddress(), address.getPort()), backlog);
-            local = (InetSocketAddress) server.getLocalAddress();
+            s = ServerSocketChannel.open();
+            s.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            // the kernel queues connections the agent has not taken yet: as many as may be pending
+            s.bind(new InetSocketAddress(device.config().localAddress(), address.getPort()), Math.max(backlog, limits.maxPending()));
+            server = s;
+            local = (InetSocketAddress) s.getLocalAddress();
+            agent = new HandshakeAgent(device, this, s, limits);
         } catch (IOException e) {
+            closeQuietly(s);
             throw new ConnectionException("cannot listen on " + address + ": " + e.getMessage(), e);
         }
-        acceptor = Thread.ofPlatform().daemon().name("tandem-" + device.name() + "-listen-" + local.getPort()).unstarted(this::acceptLoop);
-        acceptor.start();
     }
 
-    private void acceptLoop() {
-        while (!closed) {
-            SocketChannel ch;
-            try {
-                ch = server.accept();
-            } catch (ClosedChannelException e) {
-                return;
-            } catch (IOException e) {
-                if (!closed) {
-                    device.logger().log(System.Logger.Level.WARNING, "accept on " + local + " failed: " + e.getMessage());
-                }
-                continue;
-            }
-            lock.lock();
-            try {
-                if (closed) {
-                    Mpa.closeQuietly(ch);
-                    return;
-                }
-                handshaking = ch;
-            } finally {
-                lock.unlock();
-            }
-            handshake(ch);
-            lock.lock();
-            try {
-                handshaking = null;
-            } finally {
-                lock.unlock();
-            }
-        }
-    }
-
-    private void handshake(SocketChannel ch) {
-        InetSocketAddress remote = null;
+    /** The agent has a complete, valid MPA Request: queue it for {@link #accept}, or reject it when the backlog is full. */
+    void offer(IwConnectionRequest r) {
+        lock.lock();
         try {
-            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            remote = (InetSocketAddress) ch.getRemoteAddress();
-            MpaFrame request = Mpa.read(ch, false, (int) device.config().connectTimeoutMs());
-            try {
-                request.enhancedParameters();
-            } catch (MpaException e) {
-                // RFC 6581: an Enhanced Request must carry the IRD/ORD words; refuse it as siw does
-                Mpa.write(ch, new MpaFrame(true, false, request.crc(), true, false, request.revision(), new byte[0]));
-                Mpa.closeQuietly(ch);
-                device.logger().log(System.Logger.Level.INFO, "refused " + remote + ": " + e.getMessage());
-                return;
-            }
-            if (request.markers()) {
-                Mpa.write(ch, Mpa.reply(request, device.config().crc(), 0, 0, new byte[0], true));
-                Mpa.closeQuietly(ch);
-                device.logger().log(System.Logger.Level.INFO, "refused " + remote + ": it asked for MPA markers, which Tandem declines");
-                return;
-            }
-            IwConnectionRequest r = new IwConnectionRequest(device, ch, request, remote);
-            lock.lock();
-            try {
-                // from here the channel belongs to the request (and to whoever accepts it), not to
-                // the handshake that close() may abort
-                handshaking = null;
-                if (pending.size() >= backlog || closed) {
-                    r.reject(new byte[0]);
-                    return;
-                }
+            if (!closed && pending.size() < backlog) {
                 pending.add(r);
                 arrived.signalAll();
-            } finally {
-                lock.unlock();
+                return;
             }
-        } catch (MpaException e) {
-            device.logger().log(System.Logger.Level.INFO, "malformed MPA Request from " + remote + ": " + e.getMessage());
-            Mpa.closeQuietly(ch);
-        } catch (IOException e) {
-            device.logger().log(System.Logger.Level.INFO, "MPA Request from " + remote + " not received: " + e.getMessage());
-            Mpa.closeQuietly(ch);
+        } finally {
+            lock.unlock();
+        }
+        r.reject(new byte[0]);
+    }
+
+    /** The handshake thread died (a bug): the listener stops taking connections and accept says why. */
+    void agentFailed(Throwable t) {
+        device.logger().log(System.Logger.Level.ERROR, "the handshake thread of listener " + local + " failed", t);
+        device.recordError(this, "the handshake thread of a listener failed: " + t);
+        lock.lock();
+        try {
+            agentFailure = t;
+            arrived.signalAll();
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -163,6 +113,10 @@ final class IwListener implements Listener {
                 if (r != null) {
                     return r;
                 }
+                if (agentFailure != null) {
+                    throw new ListenerClosedException("listener on " + local + " stopped taking connections: its thread failed ("
+                            + agentFailure + "); close it and listen again");
+                }
                 if (nanos <= 0) {
                     throw new ConnectionTimeoutException("no connection request on " + local + " within " + timeout.toMillis() + " ms");
                 }
@@ -177,7 +131,7 @@ final class IwListener implements Listener {
     }
 
     boolean isAcceptorAlive() {
-        return acceptor.isAlive();
+        return agent.isAlive();
     }
 
     @Override
@@ -193,22 +147,22 @@ final class IwListener implements Listener {
                 r.abandon();
             }
             pending.clear();
-            Mpa.closeQuietly(handshaking);
-            handshaking = null;
         } finally {
             lock.unlock();
         }
-        try {
-            server.close();
-        } catch (IOException e) {
-            device.logger().log(System.Logger.Level.DEBUG, "closing listener " + local + ": " + e.getMessage());
-        }
-        try {
-            acceptor.join(TimeUnit.SECONDS.toMillis(5));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        agent.stop();
+        closeQuietly(server);
         device.forget(this);
+    }
+
+    private void closeQuietly(ServerSocketChannel s) {
+        if (s != null) {
+            try {
+                s.close();
+            } catch (IOException e) {
+                device.logger().log(System.Logger.Level.DEBUG, "closing listener " + local + ": " + e.getMessage());
+            }
+        }
     }
 
     @Override

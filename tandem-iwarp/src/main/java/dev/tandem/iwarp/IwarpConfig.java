@@ -15,13 +15,14 @@ import java.net.UnknownHostException;
  * @param progressOnPoll   let a thread that polls an empty CQ drive the engine itself (lower latency,
  *                         no hand-off to the engine thread), as a posting thread transmits directly
  * @param maxUlpdu         largest ULPDU per FPDU; 0 derives it from the interface MTU (the TCP path)
- * @param connectTimeoutMs how long a listener waits for an MPA Request before dropping the socket
+ * @param handshakes       what a listener allows a client before its MPA Request is complete
+ *                         (time, pending handshakes per listener and per source address)
  * @param leakMode         what closing the adapter does about resources still open on it
  * @param slowCycleNanos   an engine duty cycle that did work and took longer than this counts as slow
  *                         (counter {@code <engine thread> cycles over <threshold>}); default 1 ms
  */
 public record IwarpConfig(InetAddress localAddress, boolean crc, ThreadingMode threading, IdleStrategyKind idle,
-                          boolean progressOnPoll, int maxUlpdu, long connectTimeoutMs, LeakMode leakMode,
+                          boolean progressOnPoll, int maxUlpdu, HandshakeLimits handshakes, LeakMode leakMode,
                           long slowCycleNanos) {
     /** Default of {@link #slowCycleNanos()}: 1 ms. */
     public static final long DEFAULT_SLOW_CYCLE_NANOS = 1_000_000;
@@ -43,18 +44,18 @@ public record IwarpConfig(InetAddress localAddress, boolean crc, ThreadingMode t
             throw new InvalidArgumentException("slowCycleNanos " + slowCycleNanos + " must be positive (default "
                     + DEFAULT_SLOW_CYCLE_NANOS + ", 1 ms)");
         }
-        if (connectTimeoutMs <= 0) {
-            throw new InvalidArgumentException("connectTimeoutMs " + connectTimeoutMs + " must be positive");
+        if (handshakes == null) {
+            throw new InvalidArgumentException("IwarpConfig handshakes is null; give HandshakeLimits.DEFAULT or your own limits");
         }
     }
 
     /**
      * Defaults for the adapter at {@code ip}: CRC on, dedicated back-off engine thread, progress on poll,
-     * leak mode from {@link LeakMode#fromSystemProperty()}.
+     * {@link HandshakeLimits#DEFAULT}, leak mode from {@link LeakMode#fromSystemProperty()}.
      */
     public static IwarpConfig of(String ip) {
         try {
-            return new IwarpConfig(InetAddress.getByName(ip), true, ThreadingMode.DEDICATED, IdleStrategyKind.BACKOFF, true, 0, 10_000,
+            return new IwarpConfig(InetAddress.getByName(ip), true, ThreadingMode.DEDICATED, IdleStrategyKind.BACKOFF, true, 0, HandshakeLimits.DEFAULT,
                     LeakMode.fromSystemProperty(), DEFAULT_SLOW_CYCLE_NANOS);
         } catch (UnknownHostException e) {
             throw new InvalidArgumentException("adapter address '" + ip + "' is not an IP address: " + e.getMessage());
@@ -62,30 +63,34 @@ public record IwarpConfig(InetAddress localAddress, boolean crc, ThreadingMode t
     }
 
     public IwarpConfig withCrc(boolean on) {
-        return new IwarpConfig(localAddress, on, threading, idle, progressOnPoll, maxUlpdu, connectTimeoutMs, leakMode, slowCycleNanos);
+        return new IwarpConfig(localAddress, on, threading, idle, progressOnPoll, maxUlpdu, handshakes, leakMode, slowCycleNanos);
     }
 
     public IwarpConfig withThreading(ThreadingMode mode) {
-        return new IwarpConfig(localAddress, crc, mode, idle, progressOnPoll, maxUlpdu, connectTimeoutMs, leakMode, slowCycleNanos);
+        return new IwarpConfig(localAddress, crc, mode, idle, progressOnPoll, maxUlpdu, handshakes, leakMode, slowCycleNanos);
     }
 
     public IwarpConfig withIdle(IdleStrategyKind kind) {
-        return new IwarpConfig(localAddress, crc, threading, kind, progressOnPoll, maxUlpdu, connectTimeoutMs, leakMode, slowCycleNanos);
+        return new IwarpConfig(localAddress, crc, threading, kind, progressOnPoll, maxUlpdu, handshakes, leakMode, slowCycleNanos);
     }
 
     public IwarpConfig withProgressOnPoll(boolean on) {
-        return new IwarpConfig(localAddress, crc, threading, idle, on, maxUlpdu, connectTimeoutMs, leakMode, slowCycleNanos);
+        return new IwarpConfig(localAddress, crc, threading, idle, on, maxUlpdu, handshakes, leakMode, slowCycleNanos);
     }
 
     public IwarpConfig withMaxUlpdu(int bytes) {
-        return new IwarpConfig(localAddress, crc, threading, idle, progressOnPoll, bytes, connectTimeoutMs, leakMode, slowCycleNanos);
+        return new IwarpConfig(localAddress, crc, threading, idle, progressOnPoll, bytes, handshakes, leakMode, slowCycleNanos);
+    }
+
+    public IwarpConfig withHandshakeLimits(HandshakeLimits limits) {
+        return new IwarpConfig(localAddress, crc, threading, idle, progressOnPoll, maxUlpdu, limits, leakMode, slowCycleNanos);
     }
 
     public IwarpConfig withLeakMode(LeakMode mode) {
-        return new IwarpConfig(localAddress, crc, threading, idle, progressOnPoll, maxUlpdu, connectTimeoutMs, mode, slowCycleNanos);
+        return new IwarpConfig(localAddress, crc, threading, idle, progressOnPoll, maxUlpdu, handshakes, mode, slowCycleNanos);
     }
 
     public IwarpConfig withSlowCycleNanos(long nanos) {
-        return new IwarpConfig(localAddress, crc, threading, idle, progressOnPoll, maxUlpdu, connectTimeoutMs, leakMode, nanos);
+        return new IwarpConfig(localAddress, crc, threading, idle, progressOnPoll, maxUlpdu, handshakes, leakMode, nanos);
     }
 }

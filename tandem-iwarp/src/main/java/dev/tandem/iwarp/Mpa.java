@@ -11,18 +11,20 @@ import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.ras.TraceLevel;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 
 /**
- * The MPA connection setup (RFC 5044 section 7.1 with the RFC 6581 enhancements) on a blocking
- * channel: the initiator's side, the responder's reply, and IRD/ORD negotiation. Markers are never
- * used: a request for them is answered with a reject, as Linux siw does.
+ * The MPA connection setup (RFC 5044 section 7.1 with the RFC 6581 enhancements): the initiator's
+ * side under one deadline, the responder's Reply, and IRD/ORD negotiation. The listener's side reads
+ * Requests in {@link HandshakeAgent}. Markers are never used: a request for them is answered with a
+ * reject, as Linux siw does.
  */
 final class Mpa {
     /** What a successful initiator exchange produced. */
@@ -40,6 +42,11 @@ final class Mpa {
         }
     }
 
+    /**
+     * The initiator's side: TCP connect, Request, Reply, all within {@code timeout} from the call, however
+     * slowly the peer answers. A deadline that passes is counted ({@code connect timeouts}) and recorded in
+     * the error log, and the connection is closed.
+     */
     static Outcome connect(IwarpDevice device, IwQueuePair qp, InetSocketAddress remote, byte[] privateData, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         SocketChannel ch = null;
@@ -52,13 +59,19 @@ final class Mpa {
             ch = SocketChannel.open();
             ch.bind(new InetSocketAddress(device.config().localAddress(), 0));
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            ch.socket().connect(remote, millisLeft(deadline, remote));
+            try {
+                ch.socket().connect(remote, (int) Math.max(1, Math.min(Integer.MAX_VALUE, millisLeft(deadline))));
+            } catch (SocketTimeoutException e) {
+                throw timedOut(device, remote, timeout, "TCP connect", e);
+            }
             int ird = qp.config().ird();
             int ord = qp.config().ord();
             MpaFrame request = new MpaFrame(false, false, device.config().crc(), false, true, 2,
                     EnhancedParameters.of(ird, ord).prepend(privateData));
-            write(ch, request);
-            MpaFrame reply = read(ch, true, millisLeft(deadline, remote));
+            MpaFrame reply = exchange(ch, request, deadline);
+            if (reply == null) {
+                throw timedOut(device, remote, timeout, "MPA Reply", null);
+            }
             if (reply.reject()) {
                 ras.connectsRejected.incrementAtomic();
                 throw new ConnectionRejectedException("peer " + remote + " rejected the connection", reply.applicationData());
@@ -73,9 +86,6 @@ final class Mpa {
             Outcome o = new Outcome(ch, request.crc() || reply.crc(), negotiatedIrd, negotiatedOrd, reply.applicationData());
             ch = null;
             return o;
-        } catch (SocketTimeoutException e) {
-            ras.connectTimeouts.incrementAtomic();
-            throw new ConnectionTimeoutException("no MPA Reply from " + remote + " within " + timeout.toMillis() + " ms", e);
         } catch (ConnectionException e) {
             throw e;
         } catch (IOException e) {
@@ -85,37 +95,56 @@ final class Mpa {
         }
     }
 
-    private static int millisLeft(long deadline, InetSocketAddress remote) {
-        long left = (deadline - System.nanoTime()) / 1_000_000;
-        if (left <= 0) {
-            throw new ConnectionTimeoutException("connecting to " + remote + " timed out");
-        }
-        return (int) Math.min(Integer.MAX_VALUE, left);
+    private static long millisLeft(long deadline) {
+        return (deadline - System.nanoTime() + 999_999) / 1_000_000;
     }
 
+    /**
+     * Sends {@code request} and reads the whole Reply on {@code ch}, made non-blocking, waiting on a selector
+     * of its own until {@code deadline}: a peer that trickles its Reply holds the caller no longer than
+     * that. Returns null when the deadline passed first; the channel stays non-blocking, as the engine uses it.
+     */
+    private static MpaFrame exchange(SocketChannel ch, MpaFrame request, long deadline) throws IOException {
+        ch.configureBlocking(false);
+        ByteBuffer out = ByteBuffer.wrap(request.encode());
+        MpaFrameReader reader = new MpaFrameReader(true);
+        try (Selector selector = Selector.open()) {
+            SelectionKey key = ch.register(selector, 0);
+            while (true) {
+                if (out.hasRemaining()) {
+                    ch.write(out);
+                }
+                if (!out.hasRemaining()) {
+                    MpaFrame reply = reader.read(ch);
+                    if (reply != null) {
+                        return reply;
+                    }
+                }
+                long left = millisLeft(deadline);
+                if (left <= 0) {
+                    return null;
+                }
+                key.interestOps(out.hasRemaining() ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+                selector.select(left);
+                selector.selectedKeys().clear();
+            }
+        }
+    }
+
+    /** Counts and records a connect whose {@code what} did not complete in time, and the exception for the caller. */
+    private static ConnectionTimeoutException timedOut(IwarpDevice device, InetSocketAddress remote, Duration timeout, String what,
+                                                       Exception cause) {
+        device.ras().connectTimeouts.incrementAtomic();
+        device.recordError(remote, "connect: no complete " + what + " within " + timeout.toMillis() + " ms; connection closed");
+        return new ConnectionTimeoutException("no complete " + what + " from " + remote + " within " + timeout.toMillis() + " ms", cause);
+    }
+
+    /** Writes {@code frame} on a blocking channel (a Reply from the application's accept or reject). */
     static void write(SocketChannel ch, MpaFrame frame) throws IOException {
         ByteBuffer b = ByteBuffer.wrap(frame.encode());
         while (b.hasRemaining()) {
             ch.write(b);
         }
-    }
-
-    /** Reads one frame from a blocking channel within {@code timeoutMs}. */
-    static MpaFrame read(SocketChannel ch, boolean reply, int timeoutMs) throws IOException {
-        ch.socket().setSoTimeout(timeoutMs);
-        InputStream in = ch.socket().getInputStream();
-        byte[] header = readFully(in, MpaFrame.HEADER_LENGTH);
-        int pdLength = MpaFrame.checkHeader(header, reply);
-        byte[] pd = readFully(in, pdLength);
-        return MpaFrame.decode(header, pd, reply);
-    }
-
-    private static byte[] readFully(InputStream in, int n) throws IOException {
-        byte[] b = in.readNBytes(n);
-        if (b.length != n) {
-            throw new MpaException("connection closed after " + b.length + " of " + n + " bytes of the MPA frame");
-        }
-        return b;
     }
 
     /** The responder's Reply to {@code request}: CRC if either side wants it, IRD/ORD bounded by the peer's. */

@@ -1,0 +1,366 @@
+package dev.tandem.iwarp;
+
+import dev.tandem.iwarp.PendingHandshakes.Closed;
+import dev.tandem.iwarp.wire.MpaException;
+import dev.tandem.iwarp.wire.MpaFrame;
+import dev.tandem.ras.TraceLevel;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The thread of one listener ({@code tandem-<adapter>-listen-<port>}): accepts TCP connections and
+ * reads their MPA Requests without blocking, all on one selector, so that no client, however idle or
+ * slow, holds up another. Each handshake has a deadline, and the listener bounds how many are pending
+ * in all and per source address ({@link HandshakeLimits}, bookkept by {@link PendingHandshakes}).
+ * Whatever it closes is counted in the adapter's RAS counters and recorded in its error log.
+ *
+ * <p>A complete Request goes on, on a channel in blocking mode again, to the listener's accept queue;
+ * one Tandem refuses (markers, an Enhanced Request without the IRD/ORD words) is answered with a reject
+ * Reply; a malformed one is dropped without a Reply, as siw does. The listener owns the agent: its
+ * {@link #stop} ends the thread, which closes every handshake still pending.
+ */
+final class HandshakeAgent {
+    /** Connections taken per cycle before pending handshakes get their turn again (an accept storm cannot starve them). */
+    private static final int ACCEPTS_PER_CYCLE = 256;
+    /** How long accepting pauses after accept itself failed (e.g. out of file descriptors), so the thread does not spin. */
+    private static final long ACCEPT_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long STOP_WAIT_MILLIS = TimeUnit.SECONDS.toMillis(5);
+
+    /** One connection between its TCP connect and its complete MPA Request. */
+    private static final class Handshake {
+        final SocketChannel channel;
+        final InetSocketAddress remote;
+        final MpaFrameReader reader = new MpaFrameReader(false);
+        SelectionKey key;
+
+        Handshake(SocketChannel channel, InetSocketAddress remote) {
+            this.channel = channel;
+            this.remote = remote;
+        }
+
+        @Override
+        public String toString() {
+            return "handshake from " + remote;
+        }
+    }
+
+    /** A complete Request whose channel waits for its selection key to be deregistered before it can block again. */
+    private record Completed(Handshake handshake, MpaFrame request) {
+    }
+
+    private final IwarpDevice device;
+    private final AdapterRas ras;
+    private final IwListener listener;
+    private final ServerSocketChannel server;
+    private final Selector selector;
+    private final SelectionKey acceptKey;
+    private final PendingHandshakes<Handshake> pending;
+    private final long timeoutMillis;
+    private final Thread thread;
+    /** Requests completed in this cycle: handed on once the next selection deregistered their keys. */
+    private List<Completed> cancelled = new ArrayList<>();
+    private long acceptsResumeAt;
+    private boolean acceptsPaused;
+    /** Pending handshakes last added to the adapter's {@code handshakes pending} gauge. */
+    private int reportedPending;
+    private volatile boolean running = true;
+
+    /** Starts the thread on {@code server}, a bound listen socket that the listener closes after {@link #stop}. */
+    HandshakeAgent(IwarpDevice device, IwListener listener, ServerSocketChannel server, HandshakeLimits limits) throws IOException {
+        this.device = device;
+        this.ras = device.ras();
+        this.listener = listener;
+        this.server = server;
+        this.pending = new PendingHandshakes<>(limits);
+        this.timeoutMillis = limits.timeout().toMillis();
+        this.selector = Selector.open();
+        try {
+            server.configureBlocking(false);
+            this.acceptKey = server.register(selector, SelectionKey.OP_ACCEPT);
+        } catch (IOException e) {
+            selector.close();
+            throw e;
+        }
+        InetSocketAddress local = listener.localAddress();
+        this.thread = Thread.ofPlatform().daemon().name("tandem-" + device.name() + "-listen-" + local.getPort()).unstarted(this::run);
+        thread.start();
+    }
+
+    boolean isAlive() {
+        return thread.isAlive();
+    }
+
+    /** Ends the thread (it closes every pending handshake) and waits up to 5 s for it. */
+    void stop() {
+        running = false;
+        selector.wakeup();
+        try {
+            if (!thread.join(Duration.ofMillis(STOP_WAIT_MILLIS))) {
+                device.logger().log(System.Logger.Level.WARNING, thread.getName() + " did not stop within " + STOP_WAIT_MILLIS + " ms");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void run() {
+        try {
+            while (running) {
+                long now = System.nanoTime();
+                if (cancelled.isEmpty()) {
+                    selector.select(waitMillis(now));
+                } else {
+                    selector.selectNow();
+                }
+                // the selection deregistered the keys cancelled in the last cycle: those channels may block again
+                List<Completed> ready = cancelled;
+                cancelled = new ArrayList<>();
+                for (Completed c : ready) {
+                    handOn(c);
+                }
+                now = System.nanoTime();
+                serve(now);
+                for (Closed<Handshake> c : pending.expire(now)) {
+                    drop(c);
+                }
+                resumeAcceptsIfDue(now);
+                reportPending();
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            listener.agentFailed(e);
+        } finally {
+            shutDown();
+        }
+    }
+
+    /** Milliseconds to the next deadline or resumption of accepts (rounded up), 0 (no limit) when there is none. */
+    private long waitMillis(long now) {
+        long nanos = pending.nanosToNextDeadline(now);
+        if (acceptsPaused) {
+            long resume = Math.max(0, acceptsResumeAt - now);
+            nanos = nanos < 0 ? resume : Math.min(nanos, resume);
+        }
+        return nanos < 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999));
+    }
+
+    private void serve(long now) {
+        Iterator<SelectionKey> it = selector.selectedKeys().iterator();
+        while (it.hasNext()) {
+            SelectionKey key = it.next();
+            it.remove();
+            if (!key.isValid()) {
+                continue;
+            }
+            if (key == acceptKey) {
+                acceptAll(now);
+            } else {
+                Handshake h = (Handshake) key.attachment();
+                if (readRequest(h)) {
+                    pending.remove(h);
+                }
+            }
+        }
+    }
+
+    private void acceptAll(long now) {
+        for (int i = 0; i < ACCEPTS_PER_CYCLE; i++) {
+            SocketChannel ch;
+            try {
+                ch = server.accept();
+            } catch (ClosedChannelException e) {
+                running = false;
+                return;
+            } catch (IOException e) {
+                acceptFailed(e, now);
+                return;
+            }
+            if (ch == null) {
+                return;
+            }
+            start(ch, now);
+        }
+    }
+
+    /** A new connection: reads what it sent already; if its Request is not complete yet, it becomes pending. */
+    private void start(SocketChannel ch, long now) {
+        Handshake h;
+        try {
+            ch.configureBlocking(false);
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            h = new Handshake(ch, (InetSocketAddress) ch.getRemoteAddress());
+        } catch (IOException e) {
+            Mpa.closeQuietly(ch);
+            return;
+        }
+        if (readRequest(h)) {
+            return;
+        }
+        for (Closed<Handshake> c : pending.admit(h, h.remote.getAddress(), now)) {
+            drop(c);
+        }
+        try {
+            h.key = ch.register(selector, SelectionKey.OP_READ, h);
+        } catch (ClosedChannelException e) {
+            pending.remove(h);
+        }
+    }
+
+    /**
+     * Reads what arrived of {@code h}'s Request and acts on it once complete.
+     *
+     * @return true when the handshake is over (handed on, refused, malformed or gone), false while it waits for more
+     */
+    private boolean readRequest(Handshake h) {
+        MpaFrame request;
+        try {
+            request = h.reader.read(h.channel);
+        } catch (MpaException e) {
+            ras.mpaRequestsMalformed.incrementAtomic();
+            close(h, "malformed MPA Request dropped", h.remote + ": " + e.getMessage());
+            return true;
+        } catch (IOException e) {
+            // a port scanner, a health check, or a client that gave up: nothing to answer
+            ras.handshakesClosedByPeer.incrementAtomic();
+            Mpa.closeQuietly(h.channel);
+            return true;
+        }
+        if (request == null) {
+            return false;
+        }
+        MpaFrame refusal = refusal(request);
+        if (refusal != null) {
+            ras.mpaRequestsRefused.incrementAtomic();
+            writeQuietly(h.channel, refusal);
+            close(h, "refused an MPA Request: " + (request.markers() ? "it asked for MPA markers, which Tandem declines"
+                    : "it is Enhanced but carries no IRD/ORD words (RFC 6581)"), h.remote);
+            return true;
+        }
+        if (h.key == null) {
+            handOn(new Completed(h, request));
+        } else {
+            h.key.cancel();
+            cancelled.add(new Completed(h, request));
+        }
+        return true;
+    }
+
+    /** The reject Reply for a Request Tandem refuses (as siw refuses it), or null for one it takes. */
+    private MpaFrame refusal(MpaFrame request) {
+        try {
+            request.enhancedParameters();
+        } catch (MpaException e) {
+            return new MpaFrame(true, false, request.crc(), true, false, request.revision(), new byte[0]);
+        }
+        return request.markers() ? Mpa.reply(request, device.config().crc(), 0, 0, new byte[0], true) : null;
+    }
+
+    /** Gives a complete Request, on its channel in blocking mode again, to the listener's accept queue. */
+    private void handOn(Completed c) {
+        Handshake h = c.handshake();
+        try {
+            h.channel.configureBlocking(true);
+        } catch (IOException e) {
+            ras.handshakesClosedByPeer.incrementAtomic();
+            Mpa.closeQuietly(h.channel);
+            return;
+        }
+        listener.offer(new IwConnectionRequest(device, h.channel, c.request(), h.remote));
+    }
+
+    /** Closes a pending handshake the limits gave up on; counted, traced and recorded once per cause. */
+    private void drop(Closed<Handshake> c) {
+        String why = switch (c.reason()) {
+            case TIMED_OUT -> {
+                ras.handshakesTimedOut.incrementAtomic();
+                yield "closed a handshake: no complete MPA Request within " + timeoutMillis + " ms of the TCP connect";
+            }
+            case SOURCE_FULL -> {
+                ras.handshakesClosedSourceLimit.incrementAtomic();
+                yield "closed the oldest pending handshake of a source address at its limit of "
+                        + device.config().handshakes().maxPendingPerSource() + " for a newer connection";
+            }
+            case LISTENER_FULL -> {
+                ras.handshakesClosedListenerLimit.incrementAtomic();
+                yield "closed the oldest pending handshake of the busiest source: the listener is at its limit of "
+                        + device.config().handshakes().maxPending() + " pending handshakes";
+            }
+        };
+        if (ras.cm.enabled(TraceLevel.INTERNALS)) {
+            ras.cm.record(TraceLevel.INTERNALS, AdapterRas.HANDSHAKE_DROP, listener.localAddress().getPort(), c.reason().ordinal(),
+                    c.handshake().reader.received(), 0, c.source().getHostAddress());
+        }
+        close(c.handshake(), why, c.handshake().remote);
+    }
+
+    /**
+     * Closes {@code h} and records {@code why} in the error log, one entry per distinct cause however
+     * many clients cause it; {@code detail} (the client, what it sent) is kept from the first.
+     */
+    private void close(Handshake h, String why, Object detail) {
+        device.recordError(detail, "listener " + listener.localAddress() + ": " + why);
+        Mpa.closeQuietly(h.channel);
+    }
+
+    private static void writeQuietly(SocketChannel ch, MpaFrame frame) {
+        try {
+            ch.write(ByteBuffer.wrap(frame.encode()));   // a fresh socket's send buffer takes a frame of at most 532 bytes at once
+        } catch (IOException ignored) {
+            // the peer is gone; it is closed next anyway
+        }
+    }
+
+    /** Accept failed (out of file descriptors, say): pause accepting briefly so the thread does not spin, and go on serving. */
+    private void acceptFailed(IOException e, long now) {
+        ras.acceptFailures.incrementAtomic();
+        device.recordError(listener, "listener " + listener.localAddress() + ": accepting a TCP connection failed, pausing accepts for "
+                + TimeUnit.NANOSECONDS.toMillis(ACCEPT_PAUSE_NANOS) + " ms: " + e.getMessage());
+        acceptKey.interestOps(0);
+        acceptsPaused = true;
+        acceptsResumeAt = now + ACCEPT_PAUSE_NANOS;
+    }
+
+    private void resumeAcceptsIfDue(long now) {
+        if (acceptsPaused && now - acceptsResumeAt >= 0 && acceptKey.isValid()) {
+            acceptKey.interestOps(SelectionKey.OP_ACCEPT);
+            acceptsPaused = false;
+        }
+    }
+
+    private void reportPending() {
+        int n = pending.size();
+        if (n != reportedPending) {
+            ras.handshakesPending.addAtomic(n - reportedPending);
+            reportedPending = n;
+        }
+    }
+
+    /** The thread ends: every handshake still pending or waiting to be handed on is closed. */
+    private void shutDown() {
+        for (Handshake h : pending.clear()) {
+            Mpa.closeQuietly(h.channel);
+        }
+        for (Completed c : cancelled) {
+            Mpa.closeQuietly(c.handshake().channel);
+        }
+        cancelled.clear();
+        reportPending();
+        try {
+            selector.close();
+        } catch (IOException e) {
+            device.logger().log(System.Logger.Level.DEBUG, "closing the selector of " + thread.getName() + ": " + e.getMessage());
+        }
+    }
+}
