@@ -182,6 +182,7 @@ class ListenerUnderAttackTest {
         assertThat(server.ras().handshakesTimedOut.get() + server.ras().handshakesClosedSourceLimit.get()
                 + server.ras().handshakesClosedListenerLimit.get()).as("nothing was closed for room or time").isZero();
 
+        assertThat(((IwListener) listener).isAcceptorAlive()).as("the listener's thread while it listens").isTrue();
         listener.close();
         for (SocketChannel ch : hostile) {
             assertThat(closedByListener(ch)).as("a pending handshake is closed with its listener").isTrue();
@@ -264,6 +265,55 @@ class ListenerUnderAttackTest {
         assertThat(stillOpen(busy2)).isTrue();
         assertThat(stillOpen(newcomer)).isTrue();
         assertThat(server.ras().handshakesPending.get()).isEqualTo(3);
+    }
+
+    @Test
+    void aClientThatLeavesBeforeItsRequestIsForgottenAndCounted() throws IOException {
+        IwarpDevice server = server(limits(Duration.ofMinutes(5), 16, 16));
+        Listener listener = open(server.listen(new InetSocketAddress(SERVER_IP, 0), 1));
+        SocketChannel scanner = hostile("127.0.5.8", listener.localAddress(), new byte[0]);
+        awaitPending(server, 1);
+        scanner.close();
+        await("the departed client counted", () -> server.ras().handshakesClosedByPeer.get() == 1);
+        awaitPending(server, 0);
+        assertThat(server.ras().handshakesTimedOut.get()).isZero();
+    }
+
+    /** Open file descriptors of this process (Linux), or -1 where /proc is missing. */
+    private static long openFileDescriptors() {
+        java.io.File[] fds = new java.io.File("/proc/self/fd").listFiles();
+        return fds == null ? -1 : fds.length;
+    }
+
+    @Test
+    void aClosedListenerGivesBackItsPortAndItsFileDescriptors() throws IOException {
+        IwarpDevice server = server(limits(Duration.ofMinutes(5), 16, 16));
+        IwarpDevice client = open(IwarpDevice.open(IwarpConfig.of(CLIENT_IP)));
+        int port;
+        try (Listener first = server.listen(new InetSocketAddress(SERVER_IP, 0), 1)) {
+            port = first.localAddress().getPort();
+        }
+        long before = openFileDescriptors();
+        for (int i = 0; i < 20; i++) {
+            try (Listener l = server.listen(new InetSocketAddress(SERVER_IP, port), 1);
+                 SocketChannel pendingClient = SocketChannel.open()) {
+                pendingClient.bind(new InetSocketAddress("127.0.5.9", 0));
+                pendingClient.connect(l.localAddress());
+                awaitPending(server, 1);
+            }
+            awaitPending(server, 0);
+        }
+        long after = openFileDescriptors();
+        org.junit.jupiter.api.Assumptions.assumeTrue(before >= 0, "no /proc/self/fd to count file descriptors");
+        assertThat(after).as("file descriptors after 20 listeners on port %d, each with a pending handshake, were closed", port)
+                .isLessThanOrEqualTo(before + 2);
+        Listener again = open(server.listen(new InetSocketAddress(SERVER_IP, port), 1));
+        assertThat(again.localAddress().getPort()).isEqualTo(port);
+        try {
+            connectWell(client, server, again);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
     }
 
     @Test

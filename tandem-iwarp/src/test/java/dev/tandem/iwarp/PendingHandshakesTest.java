@@ -79,13 +79,19 @@ class PendingHandshakesTest {
 
     @Test
     void amongEquallyBusySourcesTheLongestWaitingHandshakeGoes() {
-        PendingHandshakes<String> p = pending(4, 4);
-        p.admit("a1", A, 0);
-        p.admit("b1", B, 1);
-        p.admit("b2", B, 2);
-        p.admit("a2", A, 3);
-        assertThat(p.admit("c1", C, 4)).containsExactly(new Closed<>("a1", A, Reason.LISTENER_FULL));
-        assertThat(p.admit("c2", C, 5)).as("now B is the busiest").containsExactly(new Closed<>("b1", B, Reason.LISTENER_FULL));
+        // both orders of arrival, so that whichever source the bookkeeping looks at first, the older one loses
+        for (boolean aFirst : new boolean[] {true, false}) {
+            InetAddress older = aFirst ? A : B;
+            InetAddress younger = aFirst ? B : A;
+            PendingHandshakes<String> p = pending(4, 4);
+            p.admit("o1", older, 0);
+            p.admit("y1", younger, 1);
+            p.admit("y2", younger, 2);
+            p.admit("o2", older, 3);
+            assertThat(p.admit("c1", C, 4)).as("older source %s", older).containsExactly(new Closed<>("o1", older, Reason.LISTENER_FULL));
+            assertThat(p.admit("c2", C, 5)).as("now the younger source is the busiest")
+                    .containsExactly(new Closed<>("y1", younger, Reason.LISTENER_FULL));
+        }
     }
 
     @Test
@@ -130,6 +136,9 @@ class PendingHandshakesTest {
                 .hasMessageContaining("must be 1..4");
         assertThatThrownBy(() -> new HandshakeLimits(Duration.ofSeconds(1), 4, 0)).isInstanceOf(InvalidArgumentException.class);
         assertThat(new HandshakeLimits(Duration.ofSeconds(1), 4, 4).maxPendingPerSource()).isEqualTo(4);
+        assertThat(new HandshakeLimits(Duration.ofNanos(1), 1, 1).maxPending()).as("the smallest limits").isEqualTo(1);
+        assertThat(HandshakeLimits.DEFAULT.withTimeout(Duration.ofSeconds(2)).withMaxPending(8, 2))
+                .isEqualTo(new HandshakeLimits(Duration.ofSeconds(2), 8, 2));
         assertThatThrownBy(() -> IwarpConfig.of("127.0.0.1").withHandshakeLimits(null)).isInstanceOf(InvalidArgumentException.class)
                 .hasMessageContaining("HandshakeLimits.DEFAULT");
     }
