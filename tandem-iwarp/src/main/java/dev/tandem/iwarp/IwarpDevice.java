@@ -708,8 +708,11 @@ public final class IwarpDevice implements RdmaDevice {
 
     /** The distinct-error key of a cause: its text with the numbers blanked. */
     private static String causeKey(String cause) {
-        return cause.replaceAll("0x[0-9a-fA-F]+", "0x#").replaceAll("\\d+", "#");
+        return DIGITS.matcher(HEX.matcher(cause).replaceAll("0x#")).replaceAll("#");
     }
+
+    private static final java.util.regex.Pattern HEX = java.util.regex.Pattern.compile("0x[0-9a-fA-F]+");
+    private static final java.util.regex.Pattern DIGITS = java.util.regex.Pattern.compile("\\d+");
 
     AdapterRas ras() {
         return ras;
