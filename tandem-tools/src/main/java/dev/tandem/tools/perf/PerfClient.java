@@ -1,5 +1,6 @@
 package dev.tandem.tools.perf;
 
+import dev.tandem.tools.perf.rdma.Patience;
 import dev.tandem.tools.perf.rdma.RdmaEndpoint;
 import dev.tandem.tools.perf.rdma.RdmaPattern;
 import dev.tandem.tools.perf.tcp.TcpLink;
@@ -24,13 +25,19 @@ public final class PerfClient {
      * @param server the perf server's listener
      */
     public static MeasuredRun run(RdmaDevice device, InetAddress local, InetSocketAddress server, PerfSettings s, PerfProgress progress) {
+        return run(device, local, server, s, progress, Patience.DEFAULT);
+    }
+
+    /** As {@link #run(RdmaDevice, InetAddress, InetSocketAddress, PerfSettings, PerfProgress)}, with the patience of its waits. */
+    static MeasuredRun run(RdmaDevice device, InetAddress local, InetSocketAddress server, PerfSettings s, PerfProgress progress,
+                           Patience patience) {
         PerfTest test = s.test();
         PerfPlan plan = s.plan();
-        int area = Math.max(plan.maxSize(), 64);
+        int area = RdmaEndpoint.areaFor(plan.maxSize());
         List<SizeResult> results = new ArrayList<>();
         boolean crc;
         try (RdmaEndpoint ep = RdmaEndpoint.create(device, area, RdmaPattern.sendDepth(test, s.txDepth()),
-                RdmaPattern.receiveDepth(test, true, 0), s.waitMode(), "client")) {
+                RdmaPattern.receiveDepth(test, true, 0), s.waitMode(), "client", patience)) {
             RdmaPattern pattern = RdmaPattern.of(test, ep, s.txDepth(), true, 0);
             pattern.prepareReceives();
             Hello.Client hello = new Hello.Client(test, s.waitMode(), s.baselineTcp(), s.sweep(), s.crc(), s.size(), s.iterations(),

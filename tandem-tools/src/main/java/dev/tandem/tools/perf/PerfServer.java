@@ -1,5 +1,6 @@
 package dev.tandem.tools.perf;
 
+import dev.tandem.tools.perf.rdma.Patience;
 import dev.tandem.tools.perf.rdma.RdmaEndpoint;
 import dev.tandem.tools.perf.rdma.RdmaPattern;
 import dev.tandem.tools.perf.tcp.TcpBaselineServer;
@@ -25,16 +26,23 @@ public final class PerfServer implements AutoCloseable {
     private final RdmaDevice device;
     private final Listener listener;
     private final boolean crc;
+    private final Patience patience;
 
-    private PerfServer(RdmaDevice device, Listener listener, boolean crc) {
+    private PerfServer(RdmaDevice device, Listener listener, boolean crc, Patience patience) {
         this.device = device;
         this.listener = listener;
         this.crc = crc;
+        this.patience = patience;
     }
 
     /** Listens on {@code address} (port 0 picks a free one) of {@code device}, which was opened with {@code crc}. */
     public static PerfServer listen(RdmaDevice device, InetSocketAddress address, boolean crc) {
-        return new PerfServer(device, device.listen(address, 1), crc);
+        return listen(device, address, crc, Patience.DEFAULT);
+    }
+
+    /** As {@link #listen(RdmaDevice, InetSocketAddress, boolean)}, with the patience of the server's waits. */
+    static PerfServer listen(RdmaDevice device, InetSocketAddress address, boolean crc, Patience patience) {
+        return new PerfServer(device, device.listen(address, 1), crc, patience);
     }
 
     public InetSocketAddress address() {
@@ -54,12 +62,12 @@ public final class PerfServer implements AutoCloseable {
             throw e instanceof PerfException ? e : new PerfException("the client's hello is invalid: " + e.getMessage(), e);
         }
         PerfTest test = hello.test();
-        int area = Math.max(plan.maxSize(), 64);
+        int area = RdmaEndpoint.areaFor(plan.maxSize());
         int rxDepth = Math.min(RX_DEPTH, device.attributes().maxQueuePairDepth());
         List<SideResult> tandem = new ArrayList<>();
         List<SideResult> tcp = new ArrayList<>();
         try (RdmaEndpoint ep = RdmaEndpoint.create(device, area, RdmaPattern.sendDepth(test, hello.txDepth()),
-                RdmaPattern.receiveDepth(test, false, rxDepth), hello.waitMode(), "server");
+                RdmaPattern.receiveDepth(test, false, rxDepth), hello.waitMode(), "server", patience);
              TcpBaselineServer tcpServer = hello.baselineTcp() ? TcpBaselineServer.open(address().getAddress()) : null) {
             RdmaPattern pattern = RdmaPattern.of(test, ep, hello.txDepth(), false, rxDepth);
             pattern.prepareReceives();

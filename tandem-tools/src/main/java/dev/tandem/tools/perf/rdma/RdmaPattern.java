@@ -79,6 +79,7 @@ public abstract sealed class RdmaPattern permits WriteBwPattern, SendBwPattern, 
         this.peerRkey = rkey;
         this.peerArea = area;
         this.peerRxDepth = rxDepth;
+        waiter.watch(ep.probe(rkey, area));
     }
 
     /** Runs one phase as the measuring side. */
@@ -87,9 +88,10 @@ public abstract sealed class RdmaPattern permits WriteBwPattern, SendBwPattern, 
     /** Runs one phase as the serving side. */
     public abstract SideResult server(Phase phase);
 
-    /** Waits until every request this side posted has completed (before closing). */
+    /** Waits until every request this side posted has completed, the waiter's probe too (before closing). */
     public void drain() {
         awaitSendsDone();
+        waiter.settle();
     }
 
     protected final void postReceives(int count, int offsetStep, int length) {
@@ -177,7 +179,11 @@ public abstract sealed class RdmaPattern permits WriteBwPattern, SendBwPattern, 
         qp.postReceive(receives[(int) c.wrId()]);
     }
 
+    /** Accounts for {@code n} completions; reaping any is progress, which the peer's probes see. */
     private void process(int n) {
+        if (n > 0) {
+            ep.status().advance();
+        }
         for (int i = 0; i < n; i++) {
             WorkCompletion c = waiter.get(i);
             if (c.status() == CompletionStatus.WR_FLUSH_ERR) {

@@ -5,7 +5,6 @@ import dev.tandem.tools.perf.LatencyStats;
 import dev.tandem.tools.perf.Phase;
 import dev.tandem.tools.perf.PerfTest;
 import dev.tandem.tools.perf.SideResult;
-import dev.tandem.tools.perf.Stall;
 import dev.tandem.verbs.WorkRequest;
 import dev.tandem.verbs.WrFlags;
 
@@ -25,7 +24,6 @@ final class WriteLatPattern extends RdmaPattern {
     private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
     private static final int SEND_SLOTS = 8;
     private final MemorySegment segment;
-    private final Stall stall = new Stall("write_lat waiting for the peer's write");
     private int counter;
 
     WriteLatPattern(RdmaEndpoint ep) {
@@ -92,12 +90,16 @@ final class WriteLatPattern extends RdmaPattern {
         return (byte) counter;
     }
 
-    /** Spins on the last byte of the receive area, reaping completions meanwhile (which also drives the engine). */
+    /**
+     * Spins on the last byte of the receive area, reaping completions meanwhile (which also drives
+     * the engine); the waiter judges the peer's liveness while the byte does not come.
+     */
     private void awaitByte(long offset, byte expected) {
-        stall.reset();
+        waiter.startWait();
         while ((byte) BYTE.getAcquire(segment, offset) != expected) {
             pollAny();
-            stall.spin();
+            waiter.idle();
         }
+        ep.status().advance();
     }
 }
