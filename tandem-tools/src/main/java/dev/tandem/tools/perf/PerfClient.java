@@ -5,10 +5,12 @@ import dev.tandem.tools.perf.rdma.RdmaEndpoint;
 import dev.tandem.tools.perf.rdma.RdmaPattern;
 import dev.tandem.tools.perf.tcp.TcpLink;
 import dev.tandem.tools.perf.tcp.TcpPattern;
+import dev.tandem.verbs.ConnectionRejectedException;
 import dev.tandem.verbs.RdmaDevice;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,7 +44,7 @@ public final class PerfClient {
             pattern.prepareReceives();
             Hello.Client hello = new Hello.Client(test, s.waitMode(), s.baselineTcp(), s.sweep(), s.crc(), s.size(), s.iterations(),
                     s.warmup(), s.txDepth(), ep.rkey(), area);
-            Hello.Server answer = Hello.Server.decode(ep.qp().connect(server, hello.encode(), CONNECT_TIMEOUT));
+            Hello.Server answer = Hello.Server.decode(connect(ep, server, hello));
             if (answer.area() < area) {
                 throw new PerfException("the server's buffer holds " + answer.area() + " bytes, this run needs " + area);
             }
@@ -64,5 +66,16 @@ public final class PerfClient {
             pattern.drain();
         }
         return new MeasuredRun(local.getHostAddress(), server.getAddress().getHostAddress() + ":" + server.getPort(), crc, results);
+    }
+
+    /** Connects with the hello; a server that refuses the run has said why in its reject. */
+    private static byte[] connect(RdmaEndpoint ep, InetSocketAddress server, Hello.Client hello) {
+        try {
+            return ep.qp().connect(server, hello.encode(), CONNECT_TIMEOUT);
+        } catch (ConnectionRejectedException e) {
+            String reason = new String(e.privateData(), StandardCharsets.US_ASCII);
+            throw new PerfException("the server at " + server.getAddress().getHostAddress() + ":" + server.getPort() + " refused the run: "
+                    + (reason.isEmpty() ? "no reason given (is it a tandem perf --server, and still free?)" : reason), e);
+        }
     }
 }
