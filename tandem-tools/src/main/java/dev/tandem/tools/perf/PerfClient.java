@@ -43,7 +43,7 @@ public final class PerfClient {
             RdmaPattern pattern = RdmaPattern.of(test, ep, s.txDepth(), true, 0);
             pattern.prepareReceives();
             Hello.Client hello = new Hello.Client(test, s.waitMode(), s.baselineTcp(), s.sweep(), s.crc(), s.size(), s.iterations(),
-                    s.warmup(), s.txDepth(), ep.rkey(), area);
+                    s.warmup(), s.txDepth(), ep.rkey(), area, s.durationSeconds());
             Hello.Server answer = Hello.Server.decode(connect(ep, server, hello));
             if (answer.area() < area) {
                 throw new PerfException("the server's buffer holds " + answer.area() + " bytes, this run needs " + area);

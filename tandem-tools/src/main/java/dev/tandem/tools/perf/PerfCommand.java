@@ -50,6 +50,10 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = {"-n", "--iters"}, paramLabel = "N", description = "measured iterations (default 5000 for write_bw, else 1000)")
     Integer iterations;
 
+    @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS",
+            description = "measure for SECONDS instead of a count, after a 2 s warm-up (or --warmup N iterations); excludes -n and -a")
+    Integer duration;
+
     @Option(names = {"-t", "--tx-depth"}, paramLabel = "N", description = "operations in flight in bw tests (default ${DEFAULT-VALUE})")
     int txDepth = PerfSettings.DEFAULT_TX_DEPTH;
 
@@ -83,7 +87,8 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print one JSON object with every figure instead of the tables")
     boolean json;
 
-    @Option(names = "--warmup", paramLabel = "N", description = "iterations run first and not counted (default: as many as measured)")
+    @Option(names = "--warmup", paramLabel = "N",
+            description = "iterations run first and not counted (default: as many as measured; with -D, the first 2 s)")
     Integer warmup;
 
     @Option(names = "--server", description = "listen, serve one client, exit")
@@ -143,6 +148,17 @@ public final class PerfCommand implements Callable<Integer> {
         if (all && size != null) {
             throw new ParameterException(spec.commandLine(), "-a sweeps every size from 2 to " + PerfSettings.MAX_SIZE + " bytes; do not also give -s");
         }
+        if (duration != null && iterations != null) {
+            throw new ParameterException(spec.commandLine(), "-D/--duration and -n/--iters exclude each other: measure for a time (-D SECONDS) "
+                    + "or for a count (-n N)");
+        }
+        if (duration != null && all) {
+            throw new ParameterException(spec.commandLine(), "-D/--duration runs one size for a time and does not combine with -a/--all "
+                    + "(perftest refuses that too): give -s SIZE, or drop -D to sweep by count");
+        }
+        if (duration != null && duration < 1) {
+            throw new ParameterException(spec.commandLine(), "-D/--duration " + duration + " is not positive: give the seconds to measure, 1 or more");
+        }
         if (poll && event) {
             throw new ParameterException(spec.commandLine(), "--poll and --event exclude each other: choose one waiting mode");
         }
@@ -164,7 +180,8 @@ public final class PerfCommand implements Callable<Integer> {
         int resolvedPort = port != null ? port : role == Role.LOOPBACK ? 0 : PerfSettings.DEFAULT_PORT;
         try {
             return new PerfSettings(test, size != null ? size : test.defaultSize(),
-                    iterations != null ? iterations : test.defaultIterations(), txDepth, all, crcOn,
+                    iterations != null ? iterations : test.defaultIterations(), duration != null ? duration : PerfSettings.NO_DURATION,
+                    txDepth, all, crcOn,
                     event ? WaitMode.EVENT : WaitMode.POLL, baseline != null,
                     warmup != null ? warmup : PerfSettings.DEFAULT_WARMUP, role, connect, local, resolvedPort);
         } catch (IllegalArgumentException e) {

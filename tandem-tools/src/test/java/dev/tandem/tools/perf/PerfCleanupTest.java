@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  */
 class PerfCleanupTest {
     private static PerfSettings loopback(PerfTest test, boolean baseline) {
-        return new PerfSettings(test, test.defaultSize(), 200, 16, false, true, WaitMode.POLL, baseline, 10,
+        return new PerfSettings(test, test.defaultSize(), 200, PerfSettings.NO_DURATION, 16, false, true, WaitMode.POLL, baseline, 10,
                 Role.LOOPBACK, null, null, 0);
     }
 
@@ -141,7 +141,7 @@ class PerfCleanupTest {
             RdmaDevice d = Adapters.open(ip, crc);
             return ip.equals(PerfLoopback.SERVER_IP) ? new SmallQueues(d, 64) : d;
         };
-        PerfSettings s = new PerfSettings(PerfTest.WRITE_BW, 4096, 200, 100, false, true, WaitMode.POLL, false, 10,
+        PerfSettings s = new PerfSettings(PerfTest.WRITE_BW, 4096, 200, PerfSettings.NO_DURATION, 100, false, true, WaitMode.POLL, false, 10,
                 Role.LOOPBACK, null, null, 0);
         assertThatThrownBy(() -> PerfLoopback.run(s, smallServer, PerfProgress.NONE))
                 .isInstanceOf(PerfException.class)
