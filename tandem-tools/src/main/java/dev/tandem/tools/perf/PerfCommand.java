@@ -33,6 +33,7 @@ import java.util.concurrent.Callable;
                 "Bandwidth tests print: #bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps] (MB = 2^20 bytes).",
                 "Latency tests print: #bytes #iterations t_min t_max t_typical(median) t_avg t_stdev 99%% 99.9%% [usec];",
                 "write_lat and send_lat report half a round trip, read_lat the whole Read.",
+                "With -D: #iterations is what the time measured, BW peak is n/a, latency percentiles come from a histogram (within 0.4%%).",
                 "A --server takes every parameter from its client."})
 public final class PerfCommand implements Callable<Integer> {
     private final AdapterOpener opener;
