@@ -34,7 +34,7 @@ final class DemoPerf {
     }
 
     private void run(PerfTest test, int size, int iterations, int warmup) {
-        PerfSettings s = new PerfSettings(test, size, iterations, PerfSettings.DEFAULT_TX_DEPTH, false, true, WaitMode.POLL, true,
+        PerfSettings s = new PerfSettings(test, size, iterations, PerfSettings.NO_DURATION, PerfSettings.DEFAULT_TX_DEPTH, false, true, WaitMode.POLL, true,
                 warmup, Role.LOOPBACK, null, null, 0);
         out.printf("      running: tandem perf %s -s %d -n %d --warmup %d --baseline tcp  (Tandem first, then TCP, same path)%n",
                 test.cliName(), size, iterations, warmup);

@@ -33,7 +33,7 @@ public final class AllocationMeter {
     }
 
     /** Bytes per operation between two readings, or NaN when the JVM cannot tell. */
-    public static double perOperation(long before, long after, int operations) {
+    public static double perOperation(long before, long after, long operations) {
         if (before < 0 || after < 0 || operations <= 0) {
             return Double.NaN;
         }

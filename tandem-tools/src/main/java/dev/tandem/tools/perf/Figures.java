@@ -6,7 +6,7 @@ public sealed interface Figures permits BandwidthStats, LatencyStats {
     long bytes();
 
     /** Measured iterations. */
-    int iterations();
+    long iterations();
 
     /** The figure a ratio compares: average MB/sec for bandwidth, t_typical for latency. */
     double headline();

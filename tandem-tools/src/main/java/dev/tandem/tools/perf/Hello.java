@@ -9,15 +9,19 @@ import java.nio.ByteBuffer;
  * receives it keeps posted (the send_bw credit window) and, with a baseline, its TCP port.
  *
  * <pre>
- * client:  "TPRF" | ver | test | wait | flags(1=baseline,2=sweep,4=crc) | size | iters | warmup | txDepth | rkey | area
+ * client:  "TPRF" | ver | test | wait | flags(1=baseline,2=sweep,4=crc) | size | iters | warmup | txDepth | rkey | area | duration
  * server:  "TPRS" | ver | flags(4=crc) | 0 | 0                            | rkey | area | rxDepth | tcpPort
  * </pre>
- * All integers are 4-byte big-endian. A region holds two areas of {@code area} bytes: receive at 0, send at {@code area}.
+ * All integers are 4-byte big-endian; {@code duration} is the seconds to measure, 0 in iteration
+ * mode. A region holds two areas of {@code area} bytes (receive at 0, send at {@code area}) and
+ * then the side's status block ({@code StatusBlock}: the progress word the peer's liveness probes
+ * read, control words). Version 2 added the duration and the status block; both sides must run
+ * the same version.
  */
 public final class Hello {
     static final int CLIENT_MAGIC = 0x54505246; // "TPRF"
     static final int SERVER_MAGIC = 0x54505253; // "TPRS"
-    static final byte VERSION = 1;
+    static final byte VERSION = 2;
     private static final int BASELINE = 1;
     private static final int SWEEP = 2;
     private static final int CRC = 4;
@@ -27,12 +31,12 @@ public final class Hello {
 
     /** What the client sends. */
     public record Client(PerfTest test, WaitMode waitMode, boolean baselineTcp, boolean sweep, boolean crc, int size,
-                         int iterations, int warmup, int txDepth, int rkey, int area) {
+                         int iterations, int warmup, int txDepth, int rkey, int area, int durationSeconds) {
         public byte[] encode() {
-            ByteBuffer b = ByteBuffer.allocate(32);
+            ByteBuffer b = ByteBuffer.allocate(36);
             b.putInt(CLIENT_MAGIC).put(VERSION).put((byte) test.ordinal()).put((byte) waitMode.ordinal())
                     .put((byte) ((baselineTcp ? BASELINE : 0) | (sweep ? SWEEP : 0) | (crc ? CRC : 0)))
-                    .putInt(size).putInt(iterations).putInt(warmup).putInt(txDepth).putInt(rkey).putInt(area);
+                    .putInt(size).putInt(iterations).putInt(warmup).putInt(txDepth).putInt(rkey).putInt(area).putInt(durationSeconds);
             return b.array();
         }
 
@@ -44,7 +48,7 @@ public final class Hello {
                 WaitMode wait = enumAt(WaitMode.values(), b.get(), "waiting mode");
                 int flags = b.get();
                 return new Client(test, wait, (flags & BASELINE) != 0, (flags & SWEEP) != 0, (flags & CRC) != 0,
-                        b.getInt(), b.getInt(), b.getInt(), b.getInt(), b.getInt(), b.getInt());
+                        b.getInt(), b.getInt(), b.getInt(), b.getInt(), b.getInt(), b.getInt(), b.getInt());
             } catch (BufferUnderflowException e) {
                 throw new PerfException("the client's private data is " + data.length + " bytes, too short for a tandem perf hello", e);
             }
@@ -52,7 +56,7 @@ public final class Hello {
 
         /** The phases both sides run. */
         public PerfPlan plan() {
-            return PerfPlan.of(size, iterations, warmup, sweep);
+            return PerfPlan.of(size, iterations, warmup, sweep, durationSeconds);
         }
     }
 

@@ -8,9 +8,9 @@ import java.util.Arrays;
  * <p>Definitions: every sample counts (perftest drops its two largest; we do not hide outliers);
  * t_typical is the median (mean of the middle two for an even count); t_stdev is the population
  * standard deviation; percentiles are nearest-rank (the smallest sample with at least p% of
- * samples at or below it).
+ * samples at or below it). Duration mode computes the same figures from a {@link LatencyHistogram}.
  */
-public record LatencyStats(long bytes, int iterations, double minUs, double maxUs, double typicalUs, double avgUs,
+public record LatencyStats(long bytes, long iterations, double minUs, double maxUs, double typicalUs, double avgUs,
                            double stdevUs, double p99Us, double p999Us) implements Figures {
 
     /**

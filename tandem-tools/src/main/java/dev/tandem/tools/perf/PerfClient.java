@@ -1,13 +1,16 @@
 package dev.tandem.tools.perf;
 
+import dev.tandem.tools.perf.rdma.Patience;
 import dev.tandem.tools.perf.rdma.RdmaEndpoint;
 import dev.tandem.tools.perf.rdma.RdmaPattern;
 import dev.tandem.tools.perf.tcp.TcpLink;
 import dev.tandem.tools.perf.tcp.TcpPattern;
+import dev.tandem.verbs.ConnectionRejectedException;
 import dev.tandem.verbs.RdmaDevice;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,18 +27,24 @@ public final class PerfClient {
      * @param server the perf server's listener
      */
     public static MeasuredRun run(RdmaDevice device, InetAddress local, InetSocketAddress server, PerfSettings s, PerfProgress progress) {
+        return run(device, local, server, s, progress, Patience.DEFAULT);
+    }
+
+    /** As {@link #run(RdmaDevice, InetAddress, InetSocketAddress, PerfSettings, PerfProgress)}, with the patience of its waits. */
+    static MeasuredRun run(RdmaDevice device, InetAddress local, InetSocketAddress server, PerfSettings s, PerfProgress progress,
+                           Patience patience) {
         PerfTest test = s.test();
         PerfPlan plan = s.plan();
-        int area = Math.max(plan.maxSize(), 64);
+        int area = RdmaEndpoint.areaFor(plan.maxSize());
         List<SizeResult> results = new ArrayList<>();
         boolean crc;
         try (RdmaEndpoint ep = RdmaEndpoint.create(device, area, RdmaPattern.sendDepth(test, s.txDepth()),
-                RdmaPattern.receiveDepth(test, true, 0), s.waitMode(), "client")) {
+                RdmaPattern.receiveDepth(test, true, 0), s.waitMode(), "client", patience)) {
             RdmaPattern pattern = RdmaPattern.of(test, ep, s.txDepth(), true, 0);
             pattern.prepareReceives();
             Hello.Client hello = new Hello.Client(test, s.waitMode(), s.baselineTcp(), s.sweep(), s.crc(), s.size(), s.iterations(),
-                    s.warmup(), s.txDepth(), ep.rkey(), area);
-            Hello.Server answer = Hello.Server.decode(ep.qp().connect(server, hello.encode(), CONNECT_TIMEOUT));
+                    s.warmup(), s.txDepth(), ep.rkey(), area, s.durationSeconds());
+            Hello.Server answer = Hello.Server.decode(connect(ep, server, hello));
             if (answer.area() < area) {
                 throw new PerfException("the server's buffer holds " + answer.area() + " bytes, this run needs " + area);
             }
@@ -57,5 +66,16 @@ public final class PerfClient {
             pattern.drain();
         }
         return new MeasuredRun(local.getHostAddress(), server.getAddress().getHostAddress() + ":" + server.getPort(), crc, results);
+    }
+
+    /** Connects with the hello; a server that refuses the run has said why in its reject. */
+    private static byte[] connect(RdmaEndpoint ep, InetSocketAddress server, Hello.Client hello) {
+        try {
+            return ep.qp().connect(server, hello.encode(), CONNECT_TIMEOUT);
+        } catch (ConnectionRejectedException e) {
+            String reason = new String(e.privateData(), StandardCharsets.US_ASCII);
+            throw new PerfException("the server at " + server.getAddress().getHostAddress() + ":" + server.getPort() + " refused the run: "
+                    + (reason.isEmpty() ? "no reason given (is it a tandem perf --server, and still free?)" : reason), e);
+        }
     }
 }

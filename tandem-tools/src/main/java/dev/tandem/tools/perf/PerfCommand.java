@@ -33,6 +33,7 @@ import java.util.concurrent.Callable;
                 "Bandwidth tests print: #bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps] (MB = 2^20 bytes).",
                 "Latency tests print: #bytes #iterations t_min t_max t_typical(median) t_avg t_stdev 99%% 99.9%% [usec];",
                 "write_lat and send_lat report half a round trip, read_lat the whole Read.",
+                "With -D: #iterations is what the time measured, BW peak is n/a, latency percentiles come from a histogram (within 0.4%%).",
                 "A --server takes every parameter from its client."})
 public final class PerfCommand implements Callable<Integer> {
     private final AdapterOpener opener;
@@ -49,6 +50,10 @@ public final class PerfCommand implements Callable<Integer> {
 
     @Option(names = {"-n", "--iters"}, paramLabel = "N", description = "measured iterations (default 5000 for write_bw, else 1000)")
     Integer iterations;
+
+    @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS",
+            description = "measure for SECONDS instead of a count, after a 2 s warm-up (or --warmup N iterations); excludes -n and -a")
+    Integer duration;
 
     @Option(names = {"-t", "--tx-depth"}, paramLabel = "N", description = "operations in flight in bw tests (default ${DEFAULT-VALUE})")
     int txDepth = PerfSettings.DEFAULT_TX_DEPTH;
@@ -83,7 +88,8 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print one JSON object with every figure instead of the tables")
     boolean json;
 
-    @Option(names = "--warmup", paramLabel = "N", description = "iterations run first and not counted (default: as many as measured)")
+    @Option(names = "--warmup", paramLabel = "N",
+            description = "iterations run first and not counted (default: as many as measured; with -D, the first 2 s)")
     Integer warmup;
 
     @Option(names = "--server", description = "listen, serve one client, exit")
@@ -143,6 +149,17 @@ public final class PerfCommand implements Callable<Integer> {
         if (all && size != null) {
             throw new ParameterException(spec.commandLine(), "-a sweeps every size from 2 to " + PerfSettings.MAX_SIZE + " bytes; do not also give -s");
         }
+        if (duration != null && iterations != null) {
+            throw new ParameterException(spec.commandLine(), "-D/--duration and -n/--iters exclude each other: measure for a time (-D SECONDS) "
+                    + "or for a count (-n N)");
+        }
+        if (duration != null && all) {
+            throw new ParameterException(spec.commandLine(), "-D/--duration runs one size for a time and does not combine with -a/--all "
+                    + "(perftest refuses that too): give -s SIZE, or drop -D to sweep by count");
+        }
+        if (duration != null && duration < 1) {
+            throw new ParameterException(spec.commandLine(), "-D/--duration " + duration + " is not positive: give the seconds to measure, 1 or more");
+        }
         if (poll && event) {
             throw new ParameterException(spec.commandLine(), "--poll and --event exclude each other: choose one waiting mode");
         }
@@ -164,7 +181,8 @@ public final class PerfCommand implements Callable<Integer> {
         int resolvedPort = port != null ? port : role == Role.LOOPBACK ? 0 : PerfSettings.DEFAULT_PORT;
         try {
             return new PerfSettings(test, size != null ? size : test.defaultSize(),
-                    iterations != null ? iterations : test.defaultIterations(), txDepth, all, crcOn,
+                    iterations != null ? iterations : test.defaultIterations(), duration != null ? duration : PerfSettings.NO_DURATION,
+                    txDepth, all, crcOn,
                     event ? WaitMode.EVENT : WaitMode.POLL, baseline != null,
                     warmup != null ? warmup : PerfSettings.DEFAULT_WARMUP, role, connect, local, resolvedPort);
         } catch (IllegalArgumentException e) {

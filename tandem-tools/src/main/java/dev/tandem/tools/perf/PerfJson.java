@@ -18,23 +18,30 @@ public final class PerfJson {
                 .field("wait", s.waitMode().jsonName())
                 .field("wait_description", s.waitMode().tandemDescription())
                 .field("tx_depth", s.txDepth())
-                .field("sweep", s.sweep())
-                .field("baseline", s.baselineTcp() ? "tcp" : null);
+                .field("sweep", s.sweep());
+        seconds(w, "duration_sec", s.timed() ? s.durationSeconds() : null);
+        seconds(w, "warmup_sec", s.timed() && s.warmup() == PerfSettings.DEFAULT_WARMUP ? PerfPlan.DURATION_WARMUP.toSeconds() : null);
+        w.field("baseline", s.baselineTcp() ? "tcp" : null);
         if (s.baselineTcp()) {
             w.field("baseline_wait_description", s.waitMode().tcpDescription());
         }
         w.name("units").beginObject()
                 .field("bandwidth", "MB/sec, MB = 1048576 bytes")
                 .field("latency", s.test().latencyDivisor() == 2 ? "usec, half a round trip" : "usec, whole operation")
-                .field("alloc", "bytes allocated per measured iteration by the thread that posts and polls")
-                .endObject();
+                .field("alloc", "bytes allocated per measured iteration by the thread that posts and polls");
+        if (!s.test().isBandwidth()) {
+            w.field("percentiles", s.timed()
+                    ? "nearest-rank from a log-bucketed histogram, within " + LatencyHistogram.RELATIVE_ERROR_TEXT + " of the exact sample"
+                    : "nearest-rank over every sample");
+        }
+        w.endObject();
         w.field("alloc_supported", AllocationMeter.supported());
         w.name("results").beginArray();
         for (SizeResult r : report.results()) {
             w.beginObject()
                     .field("bytes", r.phase().size())
-                    .field("iterations", r.phase().iterations())
-                    .field("warmup", r.phase().warmup());
+                    .field("iterations", r.tandem().iterations());
+            count(w, "warmup", r.phase().warmup());
             w.name("tandem");
             figures(w, r.tandem());
             w.name("tcp");
@@ -68,13 +75,14 @@ public final class PerfJson {
                 .field("crc", run.crc())
                 .field("wait", h.waitMode().jsonName())
                 .field("baseline", h.baselineTcp() ? "tcp" : null);
+        seconds(w, "duration_sec", h.durationSeconds() != PerfSettings.NO_DURATION ? h.durationSeconds() : null);
         w.name("results").beginArray();
         java.util.List<Phase> phases = h.plan().phases();
         for (int i = 0; i < phases.size(); i++) {
-            w.beginObject()
-                    .field("bytes", phases.get(i).size())
-                    .field("iterations", phases.get(i).iterations())
-                    .field("warmup", phases.get(i).warmup());
+            w.beginObject().field("bytes", phases.get(i).size());
+            count(w, "iterations", phases.get(i).measured());
+            count(w, "warmup", phases.get(i).warmup());
+            w.field("served", run.tandem().get(i).operations());
             w.name("alloc_bytes_per_op").beginObject()
                     .field("tandem_server", run.tandem().get(i).allocPerOp())
                     .field("tcp_server", i < run.tcp().size() ? run.tcp().get(i).allocPerOp() : Double.NaN)
@@ -84,8 +92,25 @@ public final class PerfJson {
         return w.endArray().endObject().toString();
     }
 
+    /** A span's iteration count, or null when it is a time (duration mode). */
+    private static void count(JsonWriter w, String name, Span span) {
+        if (span instanceof Span.Iterations(long n)) {
+            w.field(name, n);
+        } else {
+            w.name(name).nullValue();
+        }
+    }
+
+    private static void seconds(JsonWriter w, String name, Number value) {
+        if (value == null) {
+            w.name(name).nullValue();
+        } else {
+            w.field(name, value.longValue());
+        }
+    }
+
     private static void figures(JsonWriter w, Figures f) {
-        w.beginObject();
+        w.beginObject().field("iterations", f.iterations());
         switch (f) {
             case BandwidthStats b -> w.field("bw_peak_mb_per_sec", b.peakMBps())
                     .field("bw_avg_mb_per_sec", b.avgMBps())

@@ -1,5 +1,7 @@
 package dev.tandem.tools.perf;
 
+import dev.tandem.tools.perf.rdma.Patience;
+import dev.tandem.verbs.ListenerClosedException;
 import dev.tandem.verbs.RdmaDevice;
 
 import java.net.InetAddress;
@@ -12,52 +14,41 @@ import java.util.List;
 /**
  * Both sides in one process: two adapters on loopback, the server on a named thread, the client on
  * the caller's thread. The server's allocation figures join the client's results.
+ *
+ * <p>Everything is closed in the reverse order of opening, on every path: the server thread is
+ * stopped and joined first (it closes what it opened for the client), then the listener, then the
+ * adapters, so no adapter is closed under a resource still in use. When a side fails, the failure
+ * reported is the cause: a side that only saw its connection go down yields to the other side's
+ * own failure.
  */
 public final class PerfLoopback {
     public static final String CLIENT_IP = "127.0.1.1";
     public static final String SERVER_IP = "127.0.1.2";
+    /** The name of the thread that runs the server side. */
+    static final String SERVER_THREAD = "tandem-perf-server";
     private static final Duration JOIN_TIMEOUT = Stall.TIMEOUT.multipliedBy(2);
 
     private PerfLoopback() {
     }
 
     public static MeasuredRun run(PerfSettings s, AdapterOpener opener, PerfProgress progress) {
-        RdmaDevice client = opener.open(CLIENT_IP, s.crc());
-        RdmaDevice server = null;
-        try {
-            server = opener.open(SERVER_IP, s.crc());
-            return run(s, client, server, progress);
-        } finally {
-            try {
-                if (server != null) {
-                    server.close();
-                }
-            } finally {
-                client.close();
-            }
-        }
+        return run(s, opener, progress, Patience.DEFAULT);
     }
 
-    private static MeasuredRun run(PerfSettings s, RdmaDevice client, RdmaDevice server, PerfProgress progress) {
-        PerfServer perfServer = PerfServer.listen(server, new InetSocketAddress(SERVER_IP, s.port()), s.crc());
-        ServerThread serving = new ServerThread(perfServer);
-        serving.thread.start();
-        MeasuredRun measured;
-        try {
-            measured = PerfClient.run(client, address(CLIENT_IP), perfServer.address(), s, progress);
-        } catch (RuntimeException e) {
-            // Unblock the server (its waits fail once its adapter closes), then report both sides.
-            server.close();
-            serving.finish();
-            if (serving.failure != null) {
-                e.addSuppressed(serving.failure);
+    /** As {@link #run(PerfSettings, AdapterOpener, PerfProgress)}, with the patience of both sides' waits. */
+    static MeasuredRun run(PerfSettings s, AdapterOpener opener, PerfProgress progress, Patience patience) {
+        try (RdmaDevice client = opener.open(CLIENT_IP, s.crc());
+             RdmaDevice server = opener.open(SERVER_IP, s.crc());
+             PerfServer perfServer = PerfServer.listen(server, new InetSocketAddress(SERVER_IP, s.port()), s.crc(), patience);
+             ServerThread serving = ServerThread.start(perfServer)) {
+            MeasuredRun measured;
+            try {
+                measured = PerfClient.run(client, address(CLIENT_IP), perfServer.address(), s, progress, patience);
+            } catch (RuntimeException e) {
+                throw serving.stopAndBlame(e);
             }
-            throw e;
-        } finally {
-            perfServer.close();
+            return merge(measured, serving.result());
         }
-        serving.finish();
-        return merge(measured, serving.result());
     }
 
     private static MeasuredRun merge(MeasuredRun measured, ServedRun served) {
@@ -79,14 +70,21 @@ public final class PerfLoopback {
         }
     }
 
-    /** The server side on its own named thread; its result or failure is read after {@link #finish}. */
-    private static final class ServerThread {
+    /**
+     * The server side on its own named thread. Its owner reads {@link #result} once the client is
+     * done, or {@link #stopAndBlame} when the client failed; {@link #close} stops it on every path.
+     */
+    private static final class ServerThread implements AutoCloseable {
+        private final PerfServer server;
         private final Thread thread;
         private volatile ServedRun result;
         private volatile Throwable failure;
+        /** A stop whose join timed out: the thread is left behind, and not waited for again. */
+        private boolean abandoned;
 
-        ServerThread(PerfServer server) {
-            this.thread = Thread.ofPlatform().name("tandem-perf-server").daemon(true).unstarted(() -> {
+        private ServerThread(PerfServer server) {
+            this.server = server;
+            this.thread = Thread.ofPlatform().name(SERVER_THREAD).daemon(true).unstarted(() -> {
                 try {
                     result = server.serveOne(Stall.TIMEOUT);
                 } catch (Throwable t) {
@@ -95,23 +93,75 @@ public final class PerfLoopback {
             });
         }
 
-        /** Waits for the thread to end; a thread that does not end in time counts as a failure. */
-        void finish() {
-            try {
-                if (!thread.join(JOIN_TIMEOUT)) {
-                    failure = new PerfException("the server thread did not finish within " + JOIN_TIMEOUT.toSeconds() + " s");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                failure = new PerfException("interrupted while waiting for the server thread", e);
-            }
+        static ServerThread start(PerfServer server) {
+            ServerThread t = new ServerThread(server);
+            t.thread.start();
+            return t;
         }
 
+        /** What the server did for a client that finished: it finishes too (its last wait ends with the client's). */
         ServedRun result() {
+            if (!join()) {
+                throw new PerfException("the server thread did not finish within " + JOIN_TIMEOUT.toSeconds() + " s of the client");
+            }
             if (failure != null) {
                 throw new PerfException("the server side failed: " + failure.getMessage(), failure);
             }
             return result;
+        }
+
+        /**
+         * The client failed with {@code clientFailure}: stops the server and returns the failure to
+         * report. The server's own failure comes first when the client only saw the connection go
+         * down; otherwise the client's, with the server's attached.
+         */
+        RuntimeException stopAndBlame(RuntimeException clientFailure) {
+            boolean stopped = stop();
+            Throwable f = failure;
+            if (f != null && !(f instanceof ListenerClosedException)) {
+                if (clientFailure instanceof ConnectionLostException && !(f instanceof ConnectionLostException)) {
+                    PerfException cause = new PerfException("the server side failed: " + f.getMessage(), f);
+                    cause.addSuppressed(clientFailure);
+                    return cause;
+                }
+                clientFailure.addSuppressed(f);
+            }
+            if (!stopped) {
+                clientFailure.addSuppressed(notStopped());
+            }
+            return clientFailure;
+        }
+
+        /**
+         * Stops the server: closing it ends a wait for a client; a wait on a connection ends when
+         * the client's side closes (the client closes its side before this is called).
+         *
+         * @return whether the thread ended
+         */
+        private boolean stop() {
+            server.close();
+            abandoned = !join();
+            return !abandoned;
+        }
+
+        private boolean join() {
+            try {
+                return thread.join(JOIN_TIMEOUT);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new PerfException("interrupted while waiting for the server thread", e);
+            }
+        }
+
+        private PerfException notStopped() {
+            return new PerfException("the server thread did not stop within " + JOIN_TIMEOUT.toSeconds() + " s");
+        }
+
+        @Override
+        public void close() {
+            if (abandoned || thread.isAlive() && !stop()) {
+                throw notStopped();
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.tandem.tools.perf;
 
+import dev.tandem.tools.perf.rdma.Patience;
 import dev.tandem.tools.perf.rdma.RdmaEndpoint;
 import dev.tandem.tools.perf.rdma.RdmaPattern;
 import dev.tandem.tools.perf.tcp.TcpBaselineServer;
@@ -13,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -25,23 +27,37 @@ public final class PerfServer implements AutoCloseable {
     private final RdmaDevice device;
     private final Listener listener;
     private final boolean crc;
+    private final Patience patience;
+    /** The TCP baseline's listener while one is open; guarded by this. */
+    private TcpBaselineServer baseline;
+    private boolean closed;
 
-    private PerfServer(RdmaDevice device, Listener listener, boolean crc) {
+    private PerfServer(RdmaDevice device, Listener listener, boolean crc, Patience patience) {
         this.device = device;
         this.listener = listener;
         this.crc = crc;
+        this.patience = patience;
     }
 
     /** Listens on {@code address} (port 0 picks a free one) of {@code device}, which was opened with {@code crc}. */
     public static PerfServer listen(RdmaDevice device, InetSocketAddress address, boolean crc) {
-        return new PerfServer(device, device.listen(address, 1), crc);
+        return listen(device, address, crc, Patience.DEFAULT);
+    }
+
+    /** As {@link #listen(RdmaDevice, InetSocketAddress, boolean)}, with the patience of the server's waits. */
+    static PerfServer listen(RdmaDevice device, InetSocketAddress address, boolean crc, Patience patience) {
+        return new PerfServer(device, device.listen(address, 1), crc, patience);
     }
 
     public InetSocketAddress address() {
         return listener.localAddress();
     }
 
-    /** Waits up to {@code acceptTimeout} for a client, then serves it to the end. */
+    /**
+     * Waits up to {@code acceptTimeout} for a client, then serves it to the end. A request this side
+     * cannot serve is rejected with the reason, which the client reports; whatever happens, what
+     * was opened for the client is closed before this returns.
+     */
     public ServedRun serveOne(Duration acceptTimeout) {
         ConnectionRequest request = listener.accept(acceptTimeout);
         Hello.Client hello;
@@ -50,20 +66,23 @@ public final class PerfServer implements AutoCloseable {
             hello = Hello.Client.decode(request.privateData());
             plan = hello.plan();
         } catch (RuntimeException e) {
-            request.reject("tandem perf: not a valid hello".getBytes(StandardCharsets.US_ASCII));
-            throw e instanceof PerfException ? e : new PerfException("the client's hello is invalid: " + e.getMessage(), e);
+            RuntimeException why = e instanceof PerfException ? e : new PerfException("the client's hello is invalid: " + e.getMessage(), e);
+            refuse(request, why);
+            throw why;
         }
         PerfTest test = hello.test();
-        int area = Math.max(plan.maxSize(), 64);
+        int area = RdmaEndpoint.areaFor(plan.maxSize());
         int rxDepth = Math.min(RX_DEPTH, device.attributes().maxQueuePairDepth());
         List<SideResult> tandem = new ArrayList<>();
         List<SideResult> tcp = new ArrayList<>();
+        boolean answered = false;
         try (RdmaEndpoint ep = RdmaEndpoint.create(device, area, RdmaPattern.sendDepth(test, hello.txDepth()),
-                RdmaPattern.receiveDepth(test, false, rxDepth), hello.waitMode(), "server");
-             TcpBaselineServer tcpServer = hello.baselineTcp() ? TcpBaselineServer.open(address().getAddress()) : null) {
+                RdmaPattern.receiveDepth(test, false, rxDepth), hello.waitMode(), "server", patience);
+             TcpBaselineServer tcpServer = hello.baselineTcp() ? openBaseline() : null) {
             RdmaPattern pattern = RdmaPattern.of(test, ep, hello.txDepth(), false, rxDepth);
             pattern.prepareReceives();
             request.accept(ep.qp(), new Hello.Server(crc, ep.rkey(), area, rxDepth, tcpServer == null ? 0 : tcpServer.port()).encode());
+            answered = true;
             pattern.connected(hello.rkey(), hello.area(), 0);
             try (TcpLink link = tcpServer == null ? null : tcpServer.accept(hello.waitMode(), area)) {
                 TcpPattern baseline = link == null ? null : new TcpPattern(test, link);
@@ -75,12 +94,57 @@ public final class PerfServer implements AutoCloseable {
                 }
             }
             pattern.drain();
+        } catch (RuntimeException e) {
+            if (!answered) {
+                refuse(request, e);
+            }
+            throw e;
         }
         return new ServedRun(String.valueOf(request.remoteAddress()), hello, crc || hello.crc(), tandem, tcp);
     }
 
+    /** Opens the TCP baseline's listener, which {@link #close} also closes (ending a wait for the client). */
+    private TcpBaselineServer openBaseline() {
+        TcpBaselineServer opened = TcpBaselineServer.open(address().getAddress());
+        synchronized (this) {
+            if (!closed) {
+                baseline = opened;
+                return opened;
+            }
+        }
+        opened.close();
+        throw new PerfException("the server was closed while it set up the TCP baseline");
+    }
+
+    /** Rejects {@code request}, telling the client why (as much of the reason as private data can carry). */
+    private void refuse(ConnectionRequest request, RuntimeException why) {
+        String reason = "tandem perf server: " + why.getMessage();
+        byte[] data = reason.getBytes(StandardCharsets.US_ASCII);
+        try {
+            request.reject(Arrays.copyOf(data, Math.min(data.length, device.attributes().maxPrivateData())));
+        } catch (RuntimeException e) {
+            why.addSuppressed(e);
+        }
+    }
+
+    /**
+     * Stops listening; from any thread. A {@link #serveOne} waiting for a client (on the RDMA listener
+     * or the TCP baseline's) fails at once; one serving a client ends when that client's connection does.
+     */
     @Override
     public void close() {
-        listener.close();
+        TcpBaselineServer tcp;
+        synchronized (this) {
+            closed = true;
+            tcp = baseline;
+            baseline = null;
+        }
+        try {
+            listener.close();
+        } finally {
+            if (tcp != null) {
+                tcp.close();
+            }
+        }
     }
 }

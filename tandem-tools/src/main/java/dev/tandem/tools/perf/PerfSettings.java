@@ -5,7 +5,8 @@ package dev.tandem.tools.perf;
  *
  * @param test        which test
  * @param size        message size in bytes (ignored by a sweep)
- * @param iterations  measured iterations per size
+ * @param iterations  measured iterations per size (iteration mode)
+ * @param durationSeconds seconds to measure ({@code -D}, duration mode), or {@link #NO_DURATION} to count iterations
  * @param txDepth     operations kept in flight by the bandwidth tests
  * @param sweep       {@code -a}: every power of two from 2 bytes to 8 MiB
  * @param crc         MPA CRC32C on the wire
@@ -17,7 +18,7 @@ package dev.tandem.tools.perf;
  * @param local       the adapter's local IP, or null for the role's default
  * @param port        the server's port; 0 picks a free one (server and loopback)
  */
-public record PerfSettings(PerfTest test, int size, int iterations, int txDepth, boolean sweep, boolean crc,
+public record PerfSettings(PerfTest test, int size, int iterations, int durationSeconds, int txDepth, boolean sweep, boolean crc,
                            WaitMode waitMode, boolean baselineTcp, int warmup, Role role, String host, String local,
                            int port) {
     /** perftest's MAX_SIZE. */
@@ -32,8 +33,13 @@ public record PerfSettings(PerfTest test, int size, int iterations, int txDepth,
     public static final int DEFAULT_TX_DEPTH = 128;
     /** perftest's DEF_PORT, used by --server and --connect. */
     public static final int DEFAULT_PORT = 18515;
-    /** {@link #warmup} value meaning "as many warm-up iterations as measured ones". */
+    /**
+     * {@link #warmup} value meaning the mode's default: as many warm-up iterations as measured ones,
+     * or in duration mode perftest's margin ({@link PerfPlan#DURATION_WARMUP}).
+     */
     public static final int DEFAULT_WARMUP = -1;
+    /** {@link #durationSeconds} value of iteration mode. */
+    public static final int NO_DURATION = 0;
 
     public PerfSettings {
         if (test == null || waitMode == null || role == null) {
@@ -44,6 +50,13 @@ public record PerfSettings(PerfTest test, int size, int iterations, int txDepth,
         }
         if (iterations < MIN_ITERS || iterations > MAX_ITERS) {
             throw new IllegalArgumentException("--iters " + iterations + " is out of range: give " + MIN_ITERS + ".." + MAX_ITERS);
+        }
+        if (durationSeconds < 0) {
+            throw new IllegalArgumentException("-D/--duration " + durationSeconds + " is not positive: give the seconds to measure, 1 or more");
+        }
+        if (durationSeconds != NO_DURATION && sweep) {
+            throw new IllegalArgumentException("-D/--duration runs one size for a time and does not combine with -a/--all "
+                    + "(perftest refuses that too): give -s SIZE, or drop -D to sweep by count");
         }
         if (txDepth < 1 || txDepth > MAX_TX_DEPTH) {
             throw new IllegalArgumentException("--tx-depth " + txDepth + " is out of range: give 1.." + MAX_TX_DEPTH);
@@ -82,8 +95,13 @@ public record PerfSettings(PerfTest test, int size, int iterations, int txDepth,
         }
     }
 
-    /** The sizes, iterations and warm-up this request runs. */
+    /** The sizes, iterations or time, and warm-up this request runs. */
     public PerfPlan plan() {
-        return PerfPlan.of(size, iterations, warmup, sweep);
+        return PerfPlan.of(size, iterations, warmup, sweep, durationSeconds);
+    }
+
+    /** Whether this request runs for a time ({@code -D}) rather than a count. */
+    public boolean timed() {
+        return durationSeconds != NO_DURATION;
     }
 }

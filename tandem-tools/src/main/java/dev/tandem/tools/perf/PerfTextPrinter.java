@@ -30,6 +30,11 @@ public final class PerfTextPrinter {
         out.println(" Waiting mode    : " + settings.waitMode().jsonName() + " (" + (t == PerfTest.WRITE_LAT
                 ? "polling the last byte of the receive buffer" : settings.waitMode().tandemDescription()) + ")");
         out.println(" Warm-up         : " + warmupText());
+        if (settings.timed()) {
+            out.println(" Duration        : " + settings.durationSeconds() + " s measured, after the warm-up ("
+                    + (t.isBandwidth() ? "no BW peak: perftest drops it in duration mode too"
+                    : "median and percentiles from a histogram, within " + LatencyHistogram.RELATIVE_ERROR_TEXT) + ")");
+        }
         if (settings.baselineTcp()) {
             out.println(" Baseline        : java.nio TCP on the same path, " + settings.waitMode().tcpDescription());
         }
@@ -79,18 +84,26 @@ public final class PerfTextPrinter {
                 + ", " + h.waitMode().jsonName() + (h.baselineTcp() ? ", with the TCP baseline" : ""));
         java.util.List<Phase> phases = h.plan().phases();
         for (int i = 0; i < phases.size(); i++) {
-            out.println(String.format(Locale.ROOT, " %-7d %d iterations (+%d warm-up), allocated per iteration: %s bytes",
-                    phases.get(i).size(), phases.get(i).iterations(), phases.get(i).warmup(), bytes(run.tandem().get(i).allocPerOp())));
+            Phase p = phases.get(i);
+            SideResult served = run.tandem().get(i);
+            if (p.warmup() instanceof Span.Iterations(long warm) && p.measured() instanceof Span.Iterations(long measured)) {
+                out.println(String.format(Locale.ROOT, " %-7d %d iterations (+%d warm-up), allocated per iteration: %s bytes",
+                        p.size(), measured, warm, bytes(served.allocPerOp())));
+            } else {
+                out.println(String.format(Locale.ROOT, " %-7d %d iterations served in %d s and the warm-up, allocated per iteration: %s bytes",
+                        p.size(), served.operations(), h.durationSeconds(), bytes(served.allocPerOp())));
+            }
         }
         out.println(PerfFormat.RESULT_LINE);
         out.flush();
     }
 
     private String warmupText() {
-        if (settings.warmup() == PerfSettings.DEFAULT_WARMUP) {
-            return "as many iterations as measured, not counted";
+        if (settings.warmup() != PerfSettings.DEFAULT_WARMUP) {
+            return settings.warmup() + " iterations, not counted";
         }
-        return settings.warmup() + " iterations, not counted";
+        return settings.timed() ? "the first " + PerfPlan.DURATION_WARMUP.toSeconds() + " s, not counted"
+                : "as many iterations as measured, not counted";
     }
 
     private static String bytes(double perOp) {

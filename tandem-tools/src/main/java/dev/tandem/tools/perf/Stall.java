@@ -3,9 +3,10 @@ package dev.tandem.tools.perf;
 import java.time.Duration;
 
 /**
- * Detects a benchmark that stopped making progress (a dead peer, a lost message) so that it fails
- * with a message instead of hanging. Busy loops call {@link #spin} every turn; it looks at the
- * clock only every few thousand turns.
+ * Detects a TCP baseline wait that stopped making progress (a dead peer, a lost message) so that
+ * it fails with a message instead of hanging. Busy loops call {@link #spin} every turn; it looks at
+ * the clock only every few thousand turns. (The RDMA side's waits judge the peer by probing it:
+ * {@code rdma.Liveness}, with {@link #TIMEOUT} as the default stall limit.)
  */
 public final class Stall {
     /** How long any single wait may take before the run is declared stuck. */
@@ -40,9 +41,5 @@ public final class Stall {
                 throw new PerfException(what + ": no progress for " + TIMEOUT.toSeconds() + " s; the peer stopped or a message was lost");
             }
         }
-    }
-
-    public static PerfException timedOut(String what) {
-        return new PerfException(what + ": nothing arrived within " + TIMEOUT.toSeconds() + " s; the peer stopped or a message was lost");
     }
 }

@@ -52,6 +52,18 @@ class BandwidthStatsTest {
     }
 
     @Test
+    void aWindowHasAverageAndRateButNoPeak() {
+        // 1000 operations of 1 MiB from the first post at 5 ms to the last completion at 1005 ms
+        BandwidthStats b = BandwidthStats.window(1 << 20, 1000, 5_000_000, 1_005_000_000);
+        assertThat(b.avgMBps()).isCloseTo(1000.0, within(1e-9));
+        assertThat(b.msgRateMpps()).isCloseTo(0.001, within(1e-12));
+        assertThat(b.iterations()).isEqualTo(1000);
+        assertThat(b.peakMBps()).isNaN();
+        assertThat(b.hasPeak()).isFalse();
+        assertThatThrownBy(() -> BandwidthStats.window(1, 0, 0, 1)).hasMessageContaining("at least 1 operation");
+    }
+
+    @Test
     void rejectsMoreOperationsThanRecorded() {
         assertThatThrownBy(() -> BandwidthStats.of(1, new long[3], new long[2], 3)).hasMessageContaining("need 1..2 operations, got 3");
     }

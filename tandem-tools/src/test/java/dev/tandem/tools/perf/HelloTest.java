@@ -8,11 +8,29 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class HelloTest {
     @Test
     void clientHelloRoundTrips() {
-        Hello.Client c = new Hello.Client(PerfTest.SEND_LAT, WaitMode.EVENT, true, false, true, 4096, 777, -1, 64, 0x1234_5600, 8192);
+        Hello.Client c = new Hello.Client(PerfTest.SEND_LAT, WaitMode.EVENT, true, false, true, 4096, 777, -1, 64, 0x1234_5600, 8192, 0);
         byte[] wire = c.encode();
-        assertThat(wire).hasSize(32);
+        assertThat(wire).hasSize(36);
         assertThat(Hello.Client.decode(wire)).isEqualTo(c);
         assertThat(c.plan().phases()).containsExactly(new Phase(4096, 777, 777));
+    }
+
+    @Test
+    void durationTravelsInTheHello() {
+        Hello.Client c = new Hello.Client(PerfTest.WRITE_BW, WaitMode.POLL, false, false, true, 65536, 5000, -1, 128, 7, 65536, 30);
+        Hello.Client back = Hello.Client.decode(c.encode());
+        assertThat(back).isEqualTo(c);
+        assertThat(back.plan().timed()).isTrue();
+        assertThat(back.plan().phases().getFirst().measured()).isEqualTo(Span.of(java.time.Duration.ofSeconds(30)));
+    }
+
+    @Test
+    void aVersionOneClientIsToldToRunTheSameVersion() {
+        byte[] v1 = java.util.Arrays.copyOf(new Hello.Client(PerfTest.WRITE_BW, WaitMode.POLL, false, false, true, 2, 5, 0, 1, 1, 64, 0)
+                .encode(), 32);
+        v1[4] = 1;
+        assertThatThrownBy(() -> Hello.Client.decode(v1)).isInstanceOf(PerfException.class)
+                .hasMessage("the client speaks tandem perf hello version 1, this side version 2; run the same tandem version on both sides");
     }
 
     @Test

@@ -7,6 +7,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
+import java.time.Duration;
+
 import static dev.tandem.tools.CliRun.run;
 import static dev.tandem.tools.CliRun.usageError;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,6 +40,12 @@ class PerfCommandTest {
             "perf write_bw --server                  | --server needs --local IP",
             "perf write_bw --connect 127.0.0.1 -p 0  | --connect needs the server's port",
             "perf write_bw --warmup -1               | --warmup -1 is negative",
+            "perf write_bw -D 5 -n 100               | -D/--duration and -n/--iters exclude each other: measure for a time (-D SECONDS) or for a count (-n N)",
+            "perf send_lat -n 100 --duration 5       | -D/--duration and -n/--iters exclude each other",
+            "perf write_bw -D 5 -a                   | -D/--duration runs one size for a time and does not combine with -a/--all (perftest refuses that too)",
+            "perf read_lat -D 0                      | -D/--duration 0 is not positive: give the seconds to measure, 1 or more",
+            "perf read_lat -D -2                     | -D/--duration -2 is not positive",
+            "perf read_lat -D soon                   | Invalid value for option '--duration': 'soon' is not an int",
             "perf write_bw -p 70000                  | --port 70000 is out of range",
             "perf write_bw --local 127.0.0.1         | --local and a host only apply with --server or --connect",
             "perf                                    | Missing required parameter: 'TEST'",
@@ -71,9 +79,21 @@ class PerfCommandTest {
     void optionsAsPerftestNamesThem() {
         PerfSettings s = parse("perf", "send_bw", "-s", "4096", "-n", "300", "-t", "16", "--crc", "off", "-e", "--baseline", "tcp",
                 "--warmup", "7", "--server", "--local", "127.0.0.1", "-p", "19000");
-        assertThat(s).isEqualTo(new PerfSettings(PerfTest.SEND_BW, 4096, 300, 16, false, false, WaitMode.EVENT, true, 7,
+        assertThat(s).isEqualTo(new PerfSettings(PerfTest.SEND_BW, 4096, 300, PerfSettings.NO_DURATION, 16, false, false, WaitMode.EVENT, true, 7,
                 Role.SERVER, null, "127.0.0.1", 19000));
         assertThat(parse("perf", "WRITE_LAT", "-a").sweep()).isTrue();
+    }
+
+    @Test
+    void durationMode() {
+        PerfSettings d = parse("perf", "send_lat", "-D", "5");
+        assertThat(d.durationSeconds()).isEqualTo(5);
+        assertThat(d.timed()).isTrue();
+        assertThat(d.warmup()).isEqualTo(PerfSettings.DEFAULT_WARMUP);
+        assertThat(d.plan().phases()).containsExactly(new Phase(2, Span.of(Duration.ofSeconds(2)), Span.of(Duration.ofSeconds(5))));
+        assertThat(parse("perf", "write_bw", "--duration", "3", "--warmup", "40").plan().phases().getFirst().warmup())
+                .isEqualTo(Span.iterations(40));
+        assertThat(parse("perf", "write_bw").timed()).isFalse();
     }
 
     @Test
@@ -82,7 +102,7 @@ class PerfCommandTest {
         assertThat(top.exit()).isZero();
         assertThat(top.out()).contains("demo").contains("perf");
         CliRun.Result perf = run("perf", "--help");
-        assertThat(perf.out()).contains("--size", "--iters", "--tx-depth", "--crc=on|off", "--baseline=tcp", "--json", "--warmup",
+        assertThat(perf.out()).contains("--size", "--iters", "--duration", "--tx-depth", "--crc=on|off", "--baseline=tcp", "--json", "--warmup",
                 "--server", "--connect", "--poll", "--event");
     }
 }

@@ -89,7 +89,7 @@ class PerfEndToEndTest {
     void serverAndClientRolesTalkOverTheNetwork() throws Exception {
         InetAddress serverIp = InetAddress.getByName("127.0.3.2");
         InetAddress clientIp = InetAddress.getByName("127.0.3.1");
-        PerfSettings s = new PerfSettings(PerfTest.SEND_BW, 512, 300, 32, false, false, WaitMode.POLL, true, 10,
+        PerfSettings s = new PerfSettings(PerfTest.SEND_BW, 512, 300, PerfSettings.NO_DURATION, 32, false, false, WaitMode.POLL, true, 10,
                 Role.CLIENT, serverIp.getHostAddress(), clientIp.getHostAddress(), 1);
         AtomicReference<Object> served = new AtomicReference<>();
         try (RdmaDevice serverDevice = Adapters.open(serverIp.getHostAddress(), true);

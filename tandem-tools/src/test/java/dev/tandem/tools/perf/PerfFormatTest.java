@@ -17,6 +17,13 @@ class PerfFormatTest {
     }
 
     @Test
+    void aBandwidthRowWithoutPeakSaysSoInItsColumn() {
+        BandwidthStats b = BandwidthStats.window(65536, 123456, 0, 2_000_000_000L);
+        assertThat(b.hasPeak()).isFalse();
+        assertThat(PerfFormat.row(b)).isEqualTo(" 65536      123456           n/a                3858.00\t\t   0.061728");
+    }
+
+    @Test
     void latencyRowAsPerftestPrintsIt() {
         LatencyStats l = new LatencyStats(2, 1000, 0.87, 5.21, 0.9, 0.92, 0.1, 1.23, 5.21);
         assertThat(PerfFormat.row(l)).isEqualTo(

@@ -10,14 +10,18 @@ import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.RdmaDevice;
+import dev.tandem.verbs.ReceiveRequest;
 import dev.tandem.verbs.Sge;
+import dev.tandem.verbs.WorkRequest;
+import dev.tandem.verbs.WrFlags;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
  * One side's resources for a perf connection: a PD, one registered region of two areas (receive
- * area at 0, send area at {@code area}), one CQ for both queues, one RC queue pair.
+ * area at 0, send area at {@code area}) and the {@link StatusBlock} after them, one CQ for both
+ * queues, one RC queue pair, and the {@link CompletionWaiter} that waits on them.
  */
 public final class RdmaEndpoint implements AutoCloseable {
     private final Arena arena;
@@ -27,10 +31,11 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final CompletionQueue cq;
     private final QueuePair qp;
     private final int area;
+    private final StatusBlock status;
     private final CompletionWaiter waiter;
 
     private RdmaEndpoint(Arena arena, ProtectionDomain pd, MemorySegment segment, MemoryRegion mr, CompletionQueue cq,
-                         QueuePair qp, int area, CompletionWaiter waiter) {
+                         QueuePair qp, int area, StatusBlock status, CompletionWaiter waiter) {
         this.arena = arena;
         this.pd = pd;
         this.segment = segment;
@@ -38,15 +43,22 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.cq = cq;
         this.qp = qp;
         this.area = area;
+        this.status = status;
         this.waiter = waiter;
     }
 
     /**
-     * @param area         bytes of each of the two areas
-     * @param sendDepth    send queue slots
+     * @param area         bytes of each of the two areas (at least 64, a multiple of 8)
+     * @param sendDepth    send queue slots the pattern needs (the waiter's probe slot is added here)
      * @param receiveDepth receive queue slots
+     * @param patience     how long waits stay patient with a quiet peer
      */
-    public static RdmaEndpoint create(RdmaDevice device, int area, int sendDepth, int receiveDepth, WaitMode wait, String side) {
+    public static RdmaEndpoint create(RdmaDevice device, int area, int sendDepth, int receiveDepth, WaitMode wait, String side,
+                                      Patience patience) {
+        if (area < 64 || area % StatusBlock.WORD != 0) {
+            throw new IllegalArgumentException("area " + area + " must be at least 64 bytes and a multiple of 8");
+        }
+        sendDepth += CompletionWaiter.PROBE_SLOTS;
         DeviceAttributes a = device.attributes();
         if (sendDepth > a.maxQueuePairDepth() || receiveDepth > a.maxQueuePairDepth()) {
             throw new PerfException("this run needs a send queue of " + sendDepth + " and a receive queue of " + receiveDepth
@@ -63,12 +75,13 @@ public final class RdmaEndpoint implements AutoCloseable {
         CompletionQueue cq = null;
         try {
             pd = device.allocateProtectionDomain();
-            MemorySegment segment = arena.allocate(2L * area, 64);
+            MemorySegment segment = arena.allocate(StatusBlock.offsetIn(area) + StatusBlock.BYTES, 64);
             mr = pd.registerMemory(segment, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ);
             cq = device.createCompletionQueue(cqDepth);
             QueuePair qp = pd.createQueuePair(QueuePairConfig.of(cq).withDepths(sendDepth, receiveDepth));
-            return new RdmaEndpoint(arena, pd, segment, mr, cq, qp, area,
-                    new CompletionWaiter(cq, wait, Math.max(16, Math.min(cqDepth, 256)), side));
+            StatusBlock status = new StatusBlock(segment, StatusBlock.offsetIn(area));
+            return new RdmaEndpoint(arena, pd, segment, mr, cq, qp, area, status,
+                    new CompletionWaiter(cq, qp, wait, Math.max(16, Math.min(cqDepth, 256)), status, patience, side));
         } catch (RuntimeException e) {
             closeQuietly(cq, e);
             closeQuietly(mr, e);
@@ -76,6 +89,11 @@ public final class RdmaEndpoint implements AutoCloseable {
             arena.close();
             throw e;
         }
+    }
+
+    /** The size of each area for messages up to {@code maxSize} bytes: at least 64, a multiple of 8 (the status block's words are aligned). */
+    public static int areaFor(int maxSize) {
+        return Math.max(64, (maxSize + StatusBlock.WORD - 1) & -StatusBlock.WORD);
     }
 
     public QueuePair qp() {
@@ -96,6 +114,31 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     CompletionWaiter waiter() {
         return waiter;
+    }
+
+    StatusBlock status() {
+        return status;
+    }
+
+    /** The liveness probe: an 8-byte RDMA Read of the peer's progress word into this side's probe landing. */
+    WorkRequest probe(int peerRkey, int peerArea) {
+        return new WorkRequest.RdmaRead(CompletionWaiter.PROBE_WR_ID, new Sge(mr, status.base() + StatusBlock.PROBE_LANDING, StatusBlock.WORD),
+                StatusBlock.offsetIn(peerArea) + StatusBlock.PROGRESS, peerRkey, WrFlags.SIGNALED);
+    }
+
+    /** A control Send carrying this side's control-out word. */
+    WorkRequest controlSend(long wrId) {
+        return new WorkRequest.Send(wrId, new Sge(mr, status.base() + StatusBlock.CONTROL_OUT, StatusBlock.WORD), WrFlags.SIGNALED);
+    }
+
+    /** A receive for a control Send, landing in this side's control-in word. */
+    ReceiveRequest controlReceive(long wrId) {
+        return new ReceiveRequest(wrId, new Sge(mr, status.base() + StatusBlock.CONTROL_IN, StatusBlock.WORD));
+    }
+
+    /** A Send of no bytes: the "stop" and "stopped" marks of the two-sided tests (their data is never empty). */
+    WorkRequest emptySend(long wrId) {
+        return new WorkRequest.Send(wrId, new Sge(mr, area, 0), WrFlags.SIGNALED);
     }
 
     /** Offset of the send area in the region (the receive area starts at 0). */

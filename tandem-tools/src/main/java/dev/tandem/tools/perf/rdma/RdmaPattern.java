@@ -1,9 +1,11 @@
 package dev.tandem.tools.perf.rdma;
 
+import dev.tandem.tools.perf.BandwidthSamples;
 import dev.tandem.tools.perf.Phase;
 import dev.tandem.tools.perf.PerfException;
 import dev.tandem.tools.perf.PerfTest;
 import dev.tandem.tools.perf.SideResult;
+import dev.tandem.tools.perf.Span;
 import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.QueuePair;
@@ -16,8 +18,12 @@ import dev.tandem.verbs.WorkRequest;
  * pattern: {@link #prepareReceives()} before connecting, {@link #connected} with the peer's key,
  * then {@link #client} or {@link #server} once per phase, then {@link #drain()}.
  *
- * <p>Every phase ends with the client receiving something from the server (a pong, an ack, the last
- * credit), so the client knows the server is done and both sides move to the next phase together.
+ * <p>The client decides when a phase ends (after a count of iterations, or at a time in duration
+ * mode) and tells the server in band: a "done" control Send carrying the count (write_bw,
+ * read_lat), a Send of no bytes (send_bw, send_lat, whose data is never empty), a control Send the
+ * write_lat server reaps while it watches its byte. The server counts what it served. Every phase
+ * then ends with the client receiving something from the server (an ack, the last credit, an empty
+ * reply), so the client knows the server is done and both sides move to the next phase together.
  * Work requests are built before the measured loop; the loop itself allocates nothing.
  */
 public abstract sealed class RdmaPattern permits WriteBwPattern, SendBwPattern, WriteLatPattern, SendLatPattern, ReadLatPattern {
@@ -79,6 +85,7 @@ public abstract sealed class RdmaPattern permits WriteBwPattern, SendBwPattern, 
         this.peerRkey = rkey;
         this.peerArea = area;
         this.peerRxDepth = rxDepth;
+        waiter.watch(ep.probe(rkey, area));
     }
 
     /** Runs one phase as the measuring side. */
@@ -87,9 +94,19 @@ public abstract sealed class RdmaPattern permits WriteBwPattern, SendBwPattern, 
     /** Runs one phase as the serving side. */
     public abstract SideResult server(Phase phase);
 
-    /** Waits until every request this side posted has completed (before closing). */
+    /** Waits until every request this side posted has completed, the waiter's probe too (before closing). */
     public void drain() {
         awaitSendsDone();
+        waiter.settle();
+    }
+
+    /** Posts {@code count} receives for control Sends (they land in the status block's control-in word). */
+    protected final void postControlReceives(int count) {
+        receives = new ReceiveRequest[count];
+        for (int i = 0; i < count; i++) {
+            receives[i] = ep.controlReceive(i);
+            qp.postReceive(receives[i]);
+        }
     }
 
     protected final void postReceives(int count, int offsetStep, int length) {
@@ -135,30 +152,38 @@ public abstract sealed class RdmaPattern permits WriteBwPattern, SendBwPattern, 
     }
 
     /**
-     * Keeps up to {@code depth} requests in flight (while {@link #mayPost} allows) until {@code count}
-     * completed; records each post and completion time when the arrays are given.
+     * Keeps up to {@code depth} requests in flight (while {@link #mayPost} allows) for {@code span},
+     * then waits for all of them; notes each post and completion time when {@code samples} is given.
+     *
+     * @return how many requests were posted (and completed)
      */
-    protected final void stream(WorkRequest request, int count, int depth, long[] postedAt, long[] completedAt) {
+    protected final long stream(WorkRequest request, Span span, int depth, BandwidthSamples samples) {
         expectIdle();
         long base = completedSends;
-        int posted = 0;
-        while (completedSends - base < count) {
-            while (posted < count && postedSends - completedSends < depth && mayPost()) {
-                if (postedAt != null) {
-                    postedAt[posted] = System.nanoTime();
+        long posted = 0;
+        long start = System.nanoTime();
+        long now = start;
+        boolean more = span.goOn(0, 0);
+        while (more || completedSends - base < posted) {
+            while (more && postedSends - completedSends < depth && mayPost()) {
+                if (samples != null) {
+                    samples.posted(posted, System.nanoTime());
                 }
                 post(request);
                 posted++;
+                more = span.goOn(posted, now - start);
             }
             long before = completedSends;
             awaitAny();
-            if (completedAt != null) {
-                long now = System.nanoTime();
+            now = System.nanoTime();
+            if (samples != null) {
                 for (long k = before; k < completedSends; k++) {
-                    completedAt[(int) (k - base)] = now;
+                    samples.completed(k - base, now);
                 }
             }
+            more = more && span.goOn(posted, now - start);
         }
+        return posted;
     }
 
     /** Whether {@link #stream} may post one more request now (flow control beyond the send queue). */
@@ -177,7 +202,11 @@ public abstract sealed class RdmaPattern permits WriteBwPattern, SendBwPattern, 
         qp.postReceive(receives[(int) c.wrId()]);
     }
 
+    /** Accounts for {@code n} completions; reaping any is progress, which the peer's probes see. */
     private void process(int n) {
+        if (n > 0) {
+            ep.status().advance();
+        }
         for (int i = 0; i < n; i++) {
             WorkCompletion c = waiter.get(i);
             if (c.status() == CompletionStatus.WR_FLUSH_ERR) {

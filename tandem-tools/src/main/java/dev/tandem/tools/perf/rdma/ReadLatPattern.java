@@ -1,10 +1,11 @@
 package dev.tandem.tools.perf.rdma;
 
 import dev.tandem.tools.perf.AllocationMeter;
-import dev.tandem.tools.perf.LatencyStats;
+import dev.tandem.tools.perf.LatencySamples;
 import dev.tandem.tools.perf.Phase;
 import dev.tandem.tools.perf.PerfTest;
 import dev.tandem.tools.perf.SideResult;
+import dev.tandem.tools.perf.Span;
 import dev.tandem.verbs.WorkRequest;
 import dev.tandem.verbs.WrFlags;
 
@@ -25,34 +26,39 @@ final class ReadLatPattern extends RdmaPattern {
     @Override
     public SideResult client(Phase phase) {
         WorkRequest read = new WorkRequest.RdmaRead(1, ep.receiveSge(0, phase.size()), peerArea, peerRkey, WrFlags.SIGNALED);
-        long[] samples = new long[phase.iterations()];
+        LatencySamples samples = LatencySamples.forSpan(phase.measured());
         expectIdle();
-        reads(read, phase.warmup(), null);
+        long warm = reads(read, phase.warmup(), null);
         long before = AllocationMeter.currentThreadBytes();
-        reads(read, phase.iterations(), samples);
+        long count = reads(read, phase.measured(), samples);
         long after = AllocationMeter.currentThreadBytes();
-        OneSided.finishClient(this, control);
-        return new SideResult(LatencyStats.of(phase.size(), samples, phase.iterations(), PerfTest.READ_LAT.latencyDivisor()),
-                AllocationMeter.perOperation(before, after, phase.iterations()));
+        OneSided.finishClient(this, control, warm + count);
+        return new SideResult(samples.stats(phase.size(), PerfTest.READ_LAT.latencyDivisor()),
+                AllocationMeter.perOperation(before, after, count), count);
     }
 
-    private void reads(WorkRequest read, int count, long[] samples) {
-        for (int i = 0; i < count; i++) {
+    /** One Read at a time for {@code span}; returns how many. */
+    private long reads(WorkRequest read, Span span, LatencySamples samples) {
+        long begin = System.nanoTime();
+        long end = begin;
+        long i = 0;
+        for (; span.goOn(i, end - begin); i++) {
             long start = System.nanoTime();
             post(read);
             awaitSendsDone();
-            long end = System.nanoTime();
+            end = System.nanoTime();
             if (samples != null) {
-                samples[i] = end - start;
+                samples.record(end - start);
             }
         }
+        return i;
     }
 
     @Override
     public SideResult server(Phase phase) {
         long before = AllocationMeter.currentThreadBytes();
-        OneSided.serve(this, control);
+        long served = OneSided.serve(this, control);
         long after = AllocationMeter.currentThreadBytes();
-        return SideResult.serving(AllocationMeter.perOperation(before, after, phase.total()));
+        return SideResult.serving(AllocationMeter.perOperation(before, after, served), served);
     }
 }

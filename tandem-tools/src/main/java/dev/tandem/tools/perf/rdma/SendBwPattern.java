@@ -1,7 +1,7 @@
 package dev.tandem.tools.perf.rdma;
 
 import dev.tandem.tools.perf.AllocationMeter;
-import dev.tandem.tools.perf.BandwidthStats;
+import dev.tandem.tools.perf.BandwidthSamples;
 import dev.tandem.tools.perf.Phase;
 import dev.tandem.tools.perf.SideResult;
 import dev.tandem.verbs.WorkCompletion;
@@ -17,7 +17,8 @@ import java.nio.ByteOrder;
  * posted. iWARP has no receiver-not-ready retry (a Send without a posted receive terminates the
  * connection), so the server returns credits: every quarter window, and at the end of each phase,
  * it Sends its cumulative receive count, and the client never has more than {@code rxDepth} Sends
- * beyond the last count it heard.
+ * beyond the last count it heard. The client ends a phase with a Send of no bytes ("stop", which
+ * takes a credit too); the server answers it with its last count.
  */
 final class SendBwPattern extends RdmaPattern {
     static final int CREDIT_SLOTS = 8;
@@ -27,9 +28,12 @@ final class SendBwPattern extends RdmaPattern {
     private final int rxDepth;
     private final MemorySegment segment;
     private final WorkRequest[] creditSends = new WorkRequest[CREDIT_SLOTS];
+    private final WorkRequest stop;
     /** Client: receives the server has reported; server: the count last reported. */
     private long credited;
     private int creditSeq;
+    /** Server: the client's stop arrived. */
+    private boolean stopped;
 
     /** @param rxDepth the receives the server keeps posted (only the server uses it) */
     SendBwPattern(RdmaEndpoint ep, int txDepth, boolean client, int rxDepth) {
@@ -38,6 +42,7 @@ final class SendBwPattern extends RdmaPattern {
         this.client = client;
         this.rxDepth = rxDepth;
         this.segment = ep.segment();
+        this.stop = ep.emptySend(3);
         for (int i = 0; i < CREDIT_SLOTS; i++) {
             creditSends[i] = new WorkRequest.Send(100 + i, ep.sendSge((long) i * Long.BYTES, Long.BYTES), WrFlags.SIGNALED);
         }
@@ -56,17 +61,20 @@ final class SendBwPattern extends RdmaPattern {
     @Override
     public SideResult client(Phase phase) {
         WorkRequest send = new WorkRequest.Send(1, ep.sendSge(0, phase.size()), WrFlags.SIGNALED);
-        long[] posted = new long[phase.iterations()];
-        long[] completed = new long[phase.iterations()];
-        stream(send, phase.warmup(), txDepth, null, null);
+        BandwidthSamples samples = BandwidthSamples.forSpan(phase.measured());
+        stream(send, phase.warmup(), txDepth, null);
         long before = AllocationMeter.currentThreadBytes();
-        stream(send, phase.iterations(), txDepth, posted, completed);
+        long count = stream(send, phase.measured(), txDepth, samples);
         long after = AllocationMeter.currentThreadBytes();
+        while (!mayPost()) {
+            awaitAny();
+        }
+        post(stop);
         while (credited < postedSends) {
             awaitAny();
         }
-        return new SideResult(BandwidthStats.of(phase.size(), posted, completed, phase.iterations()),
-                AllocationMeter.perOperation(before, after, phase.iterations()));
+        awaitSendsDone();
+        return new SideResult(samples.stats(phase.size(), count), AllocationMeter.perOperation(before, after, count), count);
     }
 
     /** A Send may go only while the server has a receive posted for it (it returns credits). */
@@ -79,6 +87,8 @@ final class SendBwPattern extends RdmaPattern {
     protected void onReceive(WorkCompletion c) {
         if (client) {
             credited = Math.max(credited, segment.get(COUNT, c.wrId() * Long.BYTES));
+        } else if (c.byteLength() == 0) {
+            stopped = true;
         }
         super.onReceive(c);
     }
@@ -86,10 +96,11 @@ final class SendBwPattern extends RdmaPattern {
     @Override
     public SideResult server(Phase phase) {
         int batch = Math.max(1, rxDepth / 4);
-        long target = received + phase.total();
+        long first = received;
+        stopped = false;
         long before = AllocationMeter.currentThreadBytes();
         while (true) {
-            boolean due = received - credited >= batch || (received >= target && credited < received);
+            boolean due = received - credited >= batch || (stopped && credited < received);
             if (due) {
                 if (postedSends - completedSends < CREDIT_SLOTS) {
                     int slot = creditSeq++ & (CREDIT_SLOTS - 1);
@@ -98,12 +109,13 @@ final class SendBwPattern extends RdmaPattern {
                     post(creditSends[slot]);
                     continue;
                 }
-            } else if (received >= target) {
+            } else if (stopped) {
                 break;
             }
             awaitAny();
         }
         long after = AllocationMeter.currentThreadBytes();
-        return SideResult.serving(AllocationMeter.perOperation(before, after, phase.total()));
+        long served = received - first - 1;
+        return SideResult.serving(AllocationMeter.perOperation(before, after, served), served);
     }
 }

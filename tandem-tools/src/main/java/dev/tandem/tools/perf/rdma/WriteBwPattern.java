@@ -1,7 +1,7 @@
 package dev.tandem.tools.perf.rdma;
 
 import dev.tandem.tools.perf.AllocationMeter;
-import dev.tandem.tools.perf.BandwidthStats;
+import dev.tandem.tools.perf.BandwidthSamples;
 import dev.tandem.tools.perf.Phase;
 import dev.tandem.tools.perf.SideResult;
 import dev.tandem.verbs.WorkRequest;
@@ -26,22 +26,20 @@ final class WriteBwPattern extends RdmaPattern {
     @Override
     public SideResult client(Phase phase) {
         WorkRequest write = new WorkRequest.RdmaWrite(1, ep.sendSge(0, phase.size()), 0, peerRkey, WrFlags.SIGNALED);
-        long[] posted = new long[phase.iterations()];
-        long[] completed = new long[phase.iterations()];
-        stream(write, phase.warmup(), txDepth, null, null);
+        BandwidthSamples samples = BandwidthSamples.forSpan(phase.measured());
+        long warm = stream(write, phase.warmup(), txDepth, null);
         long before = AllocationMeter.currentThreadBytes();
-        stream(write, phase.iterations(), txDepth, posted, completed);
+        long count = stream(write, phase.measured(), txDepth, samples);
         long after = AllocationMeter.currentThreadBytes();
-        OneSided.finishClient(this, control);
-        return new SideResult(BandwidthStats.of(phase.size(), posted, completed, phase.iterations()),
-                AllocationMeter.perOperation(before, after, phase.iterations()));
+        OneSided.finishClient(this, control, warm + count);
+        return new SideResult(samples.stats(phase.size(), count), AllocationMeter.perOperation(before, after, count), count);
     }
 
     @Override
     public SideResult server(Phase phase) {
         long before = AllocationMeter.currentThreadBytes();
-        OneSided.serve(this, control);
+        long served = OneSided.serve(this, control);
         long after = AllocationMeter.currentThreadBytes();
-        return SideResult.serving(AllocationMeter.perOperation(before, after, phase.total()));
+        return SideResult.serving(AllocationMeter.perOperation(before, after, served), served);
     }
 }

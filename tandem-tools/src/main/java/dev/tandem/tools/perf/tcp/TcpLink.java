@@ -103,6 +103,67 @@ public final class TcpLink implements AutoCloseable {
         }
     }
 
+    /**
+     * Receives exactly {@code length} bytes, or nothing when the peer has finished sending
+     * ({@link #finishSending}) before the first of them.
+     *
+     * @return false when the stream ended at this message boundary
+     */
+    public boolean readOrEnd(int length) {
+        receiveBuffer.clear().limit(length);
+        try {
+            stall.reset();
+            while (receiveBuffer.hasRemaining()) {
+                int n = channel.read(receiveBuffer);
+                if (n < 0) {
+                    if (receiveBuffer.position() == 0) {
+                        return false;
+                    }
+                    throw new PerfException("TCP baseline: the peer closed the connection with "
+                            + receiveBuffer.remaining() + " of " + length + " bytes still to come");
+                }
+                if (n == 0 && polling) {
+                    stall.spin();
+                }
+            }
+            return true;
+        } catch (IOException e) {
+            throw new UncheckedIOException("TCP baseline: read failed", e);
+        }
+    }
+
+    /** Receives everything until the peer finishes sending ({@link #finishSending}); returns how many bytes. */
+    public long readToEnd() {
+        long total = 0;
+        try {
+            stall.reset();
+            while (true) {
+                receiveBuffer.clear();
+                int n = channel.read(receiveBuffer);
+                if (n < 0) {
+                    return total;
+                }
+                if (n == 0 && polling) {
+                    stall.spin();
+                } else if (n > 0) {
+                    total += n;
+                    stall.reset();
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("TCP baseline: read failed", e);
+        }
+    }
+
+    /** Tells the peer nothing more comes (a half close); this side can still read. */
+    public void finishSending() {
+        try {
+            channel.shutdownOutput();
+        } catch (IOException e) {
+            throw new UncheckedIOException("TCP baseline: shutting down output failed", e);
+        }
+    }
+
     /** Receives exactly {@code total} bytes, in buffer-sized pieces. */
     public void readStream(long total) {
         long left = total;

@@ -1,11 +1,12 @@
 package dev.tandem.tools.perf.tcp;
 
 import dev.tandem.tools.perf.AllocationMeter;
-import dev.tandem.tools.perf.BandwidthStats;
-import dev.tandem.tools.perf.LatencyStats;
+import dev.tandem.tools.perf.BandwidthSamples;
+import dev.tandem.tools.perf.LatencySamples;
 import dev.tandem.tools.perf.Phase;
 import dev.tandem.tools.perf.PerfTest;
 import dev.tandem.tools.perf.SideResult;
+import dev.tandem.tools.perf.Span;
 
 /**
  * The baseline's traffic: the same pattern as the Tandem test, over plain TCP.
@@ -17,6 +18,8 @@ import dev.tandem.tools.perf.SideResult;
  * <li>read_lat: an 8-byte request answered by {@code size} bytes (what an RDMA Read is on the
  * wire); the whole exchange.</li>
  * </ul>
+ * In iteration mode the server counts the phase's iterations; in duration mode (one phase) the
+ * client ends the phase by finishing its sending (a half close) and the server serves until then.
  */
 public final class TcpPattern {
     static final int READ_REQUEST_BYTES = 8;
@@ -31,64 +34,90 @@ public final class TcpPattern {
     public SideResult client(Phase phase) {
         int size = phase.size();
         if (test.isBandwidth()) {
-            long[] posted = new long[phase.iterations()];
-            long[] completed = new long[phase.iterations()];
-            stream(size, phase.warmup(), null, null);
+            BandwidthSamples samples = BandwidthSamples.forSpan(phase.measured());
+            stream(size, phase.warmup(), null);
             long before = AllocationMeter.currentThreadBytes();
-            stream(size, phase.iterations(), posted, completed);
+            long count = stream(size, phase.measured(), samples);
             long after = AllocationMeter.currentThreadBytes();
+            if (phase.timed()) {
+                link.finishSending();
+            }
             link.read(1);
-            return new SideResult(BandwidthStats.of(size, posted, completed, phase.iterations()),
-                    AllocationMeter.perOperation(before, after, phase.iterations()));
+            return new SideResult(samples.stats(size, count), AllocationMeter.perOperation(before, after, count), count);
         }
         int request = test == PerfTest.READ_LAT ? READ_REQUEST_BYTES : size;
-        long[] samples = new long[phase.iterations()];
+        LatencySamples samples = LatencySamples.forSpan(phase.measured());
         exchange(request, size, phase.warmup(), null);
         long before = AllocationMeter.currentThreadBytes();
-        exchange(request, size, phase.iterations(), samples);
+        long count = exchange(request, size, phase.measured(), samples);
         long after = AllocationMeter.currentThreadBytes();
-        return new SideResult(LatencyStats.of(size, samples, phase.iterations(), test.latencyDivisor()),
-                AllocationMeter.perOperation(before, after, phase.iterations()));
+        if (phase.timed()) {
+            link.finishSending();
+        }
+        return new SideResult(samples.stats(size, test.latencyDivisor()), AllocationMeter.perOperation(before, after, count), count);
     }
 
     public SideResult server(Phase phase) {
         int size = phase.size();
+        long served;
         long before = AllocationMeter.currentThreadBytes();
         if (test.isBandwidth()) {
-            link.readStream((long) size * phase.total());
+            if (phase.timed()) {
+                served = link.readToEnd() / size;
+            } else {
+                served = phase.countedTotal();
+                link.readStream(size * served);
+            }
             link.write(1);
         } else {
             int request = test == PerfTest.READ_LAT ? READ_REQUEST_BYTES : size;
-            for (int i = 0; i < phase.total(); i++) {
-                link.read(request);
-                link.write(size);
+            if (phase.timed()) {
+                served = 0;
+                while (link.readOrEnd(request)) {
+                    link.write(size);
+                    served++;
+                }
+            } else {
+                served = phase.countedTotal();
+                for (long i = 0; i < served; i++) {
+                    link.read(request);
+                    link.write(size);
+                }
             }
         }
         long after = AllocationMeter.currentThreadBytes();
-        return SideResult.serving(AllocationMeter.perOperation(before, after, phase.total()));
+        return SideResult.serving(AllocationMeter.perOperation(before, after, served), served);
     }
 
-    private void stream(int size, int count, long[] postedAt, long[] completedAt) {
-        for (int i = 0; i < count; i++) {
+    private long stream(int size, Span span, BandwidthSamples samples) {
+        long begin = System.nanoTime();
+        long end = begin;
+        long i = 0;
+        for (; span.goOn(i, end - begin); i++) {
             long start = System.nanoTime();
             link.write(size);
-            long end = System.nanoTime();
-            if (postedAt != null) {
-                postedAt[i] = start;
-                completedAt[i] = end;
+            end = System.nanoTime();
+            if (samples != null) {
+                samples.posted(i, start);
+                samples.completed(i, end);
             }
         }
+        return i;
     }
 
-    private void exchange(int request, int reply, int count, long[] samples) {
-        for (int i = 0; i < count; i++) {
+    private long exchange(int request, int reply, Span span, LatencySamples samples) {
+        long begin = System.nanoTime();
+        long end = begin;
+        long i = 0;
+        for (; span.goOn(i, end - begin); i++) {
             long start = System.nanoTime();
             link.write(request);
             link.read(reply);
-            long end = System.nanoTime();
+            end = System.nanoTime();
             if (samples != null) {
-                samples[i] = end - start;
+                samples.record(end - start);
             }
         }
+        return i;
     }
 }
