@@ -68,8 +68,14 @@ final class HandshakeAgent {
     private final Selector selector;
     private final SelectionKey acceptKey;
     private final PendingHandshakes<Handshake> pending;
-    private final long timeoutMillis;
     private final Thread thread;
+    /** The causes this agent records, worked out once: under attack it records one per closed handshake. */
+    private final IwarpDevice.ErrorCause timedOut;
+    private final IwarpDevice.ErrorCause sourceFull;
+    private final IwarpDevice.ErrorCause listenerFull;
+    private final IwarpDevice.ErrorCause malformed;
+    private final IwarpDevice.ErrorCause refusedMarkers;
+    private final IwarpDevice.ErrorCause refusedNoIrdOrd;
     /** Requests completed in this cycle: handed on once the next selection deregistered their keys. */
     private List<Completed> cancelled = new ArrayList<>();
     private long acceptsResumeAt;
@@ -85,7 +91,6 @@ final class HandshakeAgent {
         this.listener = listener;
         this.server = server;
         this.pending = new PendingHandshakes<>(limits);
-        this.timeoutMillis = limits.timeout().toMillis();
         this.selector = Selector.open();
         try {
             server.configureBlocking(false);
@@ -95,6 +100,16 @@ final class HandshakeAgent {
             throw e;
         }
         InetSocketAddress local = listener.localAddress();
+        String at = "listener " + local + ": ";
+        this.timedOut = IwarpDevice.errorCause(at + "closed a handshake: no complete MPA Request within " + limits.timeout().toMillis()
+                + " ms of the TCP connect");
+        this.sourceFull = IwarpDevice.errorCause(at + "closed the oldest pending handshake of a source address at its limit of "
+                + limits.maxPendingPerSource() + " for a newer connection");
+        this.listenerFull = IwarpDevice.errorCause(at + "closed the oldest pending handshake of the busiest source: the listener is at "
+                + "its limit of " + limits.maxPending() + " pending handshakes");
+        this.malformed = IwarpDevice.errorCause(at + "malformed MPA Request dropped");
+        this.refusedMarkers = IwarpDevice.errorCause(at + "refused an MPA Request: it asked for MPA markers, which Tandem declines");
+        this.refusedNoIrdOrd = IwarpDevice.errorCause(at + "refused an MPA Request: it is Enhanced but carries no IRD/ORD words (RFC 6581)");
         this.thread = Thread.ofPlatform().daemon().name("tandem-" + device.name() + "-listen-" + local.getPort()).unstarted(this::run);
         thread.start();
     }
@@ -199,7 +214,6 @@ final class HandshakeAgent {
         Handshake h;
         try {
             ch.configureBlocking(false);
-            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             h = new Handshake(ch, (InetSocketAddress) ch.getRemoteAddress());
         } catch (IOException e) {
             Mpa.closeQuietly(ch);
@@ -229,7 +243,7 @@ final class HandshakeAgent {
             request = h.reader.read(h.channel);
         } catch (MpaException e) {
             ras.mpaRequestsMalformed.incrementAtomic();
-            close(h, "malformed MPA Request dropped", h.remote + ": " + e.getMessage());
+            close(h, malformed, h.remote + ": " + e.getMessage());
             return true;
         } catch (IOException e) {
             // a port scanner, a health check, or a client that gave up: nothing to answer
@@ -244,8 +258,7 @@ final class HandshakeAgent {
         if (refusal != null) {
             ras.mpaRequestsRefused.incrementAtomic();
             writeQuietly(h.channel, refusal);
-            close(h, "refused an MPA Request: " + (request.markers() ? "it asked for MPA markers, which Tandem declines"
-                    : "it is Enhanced but carries no IRD/ORD words (RFC 6581)"), h.remote);
+            close(h, request.markers() ? refusedMarkers : refusedNoIrdOrd, h.remote);
             return true;
         }
         if (h.key == null) {
@@ -272,6 +285,7 @@ final class HandshakeAgent {
         Handshake h = c.handshake();
         try {
             h.channel.configureBlocking(true);
+            h.channel.setOption(StandardSocketOptions.TCP_NODELAY, true);   // for the Reply and the connection's FPDUs
         } catch (IOException e) {
             ras.handshakesClosedByPeer.incrementAtomic();
             Mpa.closeQuietly(h.channel);
@@ -282,20 +296,18 @@ final class HandshakeAgent {
 
     /** Closes a pending handshake the limits gave up on; counted, traced and recorded once per cause. */
     private void drop(Closed<Handshake> c) {
-        String why = switch (c.reason()) {
+        IwarpDevice.ErrorCause why = switch (c.reason()) {
             case TIMED_OUT -> {
                 ras.handshakesTimedOut.incrementAtomic();
-                yield "closed a handshake: no complete MPA Request within " + timeoutMillis + " ms of the TCP connect";
+                yield timedOut;
             }
             case SOURCE_FULL -> {
                 ras.handshakesClosedSourceLimit.incrementAtomic();
-                yield "closed the oldest pending handshake of a source address at its limit of "
-                        + device.config().handshakes().maxPendingPerSource() + " for a newer connection";
+                yield sourceFull;
             }
             case LISTENER_FULL -> {
                 ras.handshakesClosedListenerLimit.incrementAtomic();
-                yield "closed the oldest pending handshake of the busiest source: the listener is at its limit of "
-                        + device.config().handshakes().maxPending() + " pending handshakes";
+                yield listenerFull;
             }
         };
         if (ras.cm.enabled(TraceLevel.INTERNALS)) {
@@ -309,8 +321,8 @@ final class HandshakeAgent {
      * Closes {@code h} and records {@code why} in the error log, one entry per distinct cause however
      * many clients cause it; {@code detail} (the client, what it sent) is kept from the first.
      */
-    private void close(Handshake h, String why, Object detail) {
-        device.recordError(detail, "listener " + listener.localAddress() + ": " + why);
+    private void close(Handshake h, IwarpDevice.ErrorCause why, Object detail) {
+        device.recordError(detail, why);
         Mpa.closeQuietly(h.channel);
     }
 

@@ -699,10 +699,23 @@ public final class IwarpDevice implements RdmaDevice {
      * the text with its numbers blanked) and logs each distinct cause once.
      */
     void recordError(Object source, String cause) {
-        String key = causeKey(cause);
-        ras.error(key, cause + " (" + source + ")");
-        if (loggedCauses.add(key)) {
-            logger.log(System.Logger.Level.WARNING, name + ": " + cause + " (" + source + ")");
+        recordError(source, errorCause(cause));
+    }
+
+    /** A cause with its distinct-error key, worked out once for a cause recorded often (a listener under attack). */
+    record ErrorCause(String text, String key) {
+    }
+
+    /** {@code cause} with its key: the text with its numbers blanked. */
+    static ErrorCause errorCause(String cause) {
+        return new ErrorCause(cause, causeKey(cause));
+    }
+
+    /** As {@link #recordError(Object, String)}, with the key worked out already. */
+    void recordError(Object source, ErrorCause cause) {
+        ras.error(cause.key(), cause.text() + " (" + source + ")");
+        if (loggedCauses.add(cause.key())) {
+            logger.log(System.Logger.Level.WARNING, name + ": " + cause.text() + " (" + source + ")");
         }
     }
 
