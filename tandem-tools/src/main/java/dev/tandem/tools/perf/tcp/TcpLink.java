@@ -85,21 +85,9 @@ public final class TcpLink implements AutoCloseable {
 
     /** Receives exactly {@code length} bytes (at most the buffer's size) into the receive buffer. */
     public void read(int length) {
-        receiveBuffer.clear().limit(length);
-        try {
-            stall.reset();
-            while (receiveBuffer.hasRemaining()) {
-                int n = channel.read(receiveBuffer);
-                if (n < 0) {
-                    throw new PerfException("TCP baseline: the peer closed the connection with "
-                            + receiveBuffer.remaining() + " of " + length + " bytes still to come");
-                }
-                if (n == 0 && polling) {
-                    stall.spin();
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("TCP baseline: read failed", e);
+        if (!readOrEnd(length)) {
+            throw new PerfException("TCP baseline: the peer closed the connection with " + length + " of " + length
+                    + " bytes still to come");
         }
     }
 
