@@ -254,11 +254,11 @@ final class HandshakeAgent {
         if (request == null) {
             return false;
         }
-        MpaFrame refusal = refusal(request);
+        Refusal refusal = refusal(request);
         if (refusal != null) {
             ras.mpaRequestsRefused.incrementAtomic();
-            writeQuietly(h.channel, refusal);
-            close(h, request.markers() ? refusedMarkers : refusedNoIrdOrd, h.remote);
+            writeQuietly(h.channel, refusal.reply());
+            close(h, refusal.why(), h.remote);
             return true;
         }
         if (h.key == null) {
@@ -270,14 +270,18 @@ final class HandshakeAgent {
         return true;
     }
 
-    /** The reject Reply for a Request Tandem refuses (as siw refuses it), or null for one it takes. */
-    private MpaFrame refusal(MpaFrame request) {
+    /** Why a Request is refused, and the reject Reply that says so. */
+    private record Refusal(MpaFrame reply, IwarpDevice.ErrorCause why) {
+    }
+
+    /** The refusal of a Request Tandem refuses (as siw refuses it), or null for one it takes. */
+    private Refusal refusal(MpaFrame request) {
         try {
             request.enhancedParameters();
         } catch (MpaException e) {
-            return new MpaFrame(true, false, request.crc(), true, false, request.revision(), new byte[0]);
+            return new Refusal(new MpaFrame(true, false, request.crc(), true, false, request.revision(), new byte[0]), refusedNoIrdOrd);
         }
-        return request.markers() ? Mpa.reply(request, device.config().crc(), 0, 0, new byte[0], true) : null;
+        return request.markers() ? new Refusal(Mpa.reply(request, device.config().crc(), 0, 0, new byte[0], true), refusedMarkers) : null;
     }
 
     /** Gives a complete Request, on its channel in blocking mode again, to the listener's accept queue. */
