@@ -43,6 +43,8 @@ final class IwCompletionQueue implements CompletionQueue {
     /** The overrun was reported to a poller (once) through {@link AsyncErrorException}. */
     private volatile boolean overrunReported;
     private volatile boolean closed;
+    /** The QPs created with this CQ: it cannot be closed under them. */
+    final UseCount users = new UseCount();
 
     private final CqCounters counters;
 
@@ -247,6 +249,14 @@ final class IwCompletionQueue implements CompletionQueue {
 
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        int n = users.close();
+        if (n > 0) {
+            throw new dev.tandem.verbs.ResourceInUseException("completion queue " + number() + " of " + device.name() + " is used by " + n
+                    + " queue pair(s); close them before the CQ (it stays open)");
+        }
         closed = true;
         waitLock.lock();
         try {

@@ -50,6 +50,9 @@ final class IwQueuePair implements QueuePair {
     private final SendQueue.Emitter sendEmitter = this::emitSend;
     private volatile Connection connection;
     private volatile boolean closed;
+    /** Set by {@link #close} before it fails the QP: a QP being closed raises no DISCONNECTED. */
+    private volatile boolean closing;
+    private final java.util.concurrent.atomic.AtomicBoolean queuesDetached = new java.util.concurrent.atomic.AtomicBoolean();
     /** An error the engine found on this QP, reported once by the next post (see {@link AsyncErrorException}). */
     private final AtomicReference<AsyncErrorException> postedError = new AtomicReference<>();
 
@@ -76,14 +79,47 @@ final class IwQueuePair implements QueuePair {
             throw new InvalidArgumentException("the shared receive queue must belong to the same protection domain as the QP");
         }
         this.srq = (IwSharedReceiveQueue) config.srq();
+        attachQueues();
         this.device = device;
         this.pd = pd;
         this.config = config;
         this.qpNumber = qpNumber;
         this.sq = new SendQueue(config.sendDepth(), config.maxInlineData());
         this.rq = srq == null ? new MpmcRing<>(config.receiveDepth()) : null;
-        this.counters = new QpCounters(device.ras(), qpNumber);
+        try {
+            this.counters = new QpCounters(device.ras(), qpNumber);
+        } catch (RuntimeException e) {
+            detachQueues();
+            throw e;
+        }
         trace(TraceLevel.ENTRY_EXIT, AdapterRas.QP_CREATE, config.sendDepth(), config.receiveDepth(), null);
+    }
+
+    /** Takes a use of both CQs and the SRQ, so that none can be closed under this QP; all or none. */
+    private void attachQueues() {
+        if (!sendCq.users.attach()) {
+            throw new ResourceClosedException("the send CQ is closed; create the QP with an open CQ");
+        }
+        if (!receiveCq.users.attach()) {
+            sendCq.users.detach();
+            throw new ResourceClosedException("the receive CQ is closed; create the QP with an open CQ");
+        }
+        if (srq != null && !srq.users.attach()) {
+            sendCq.users.detach();
+            receiveCq.users.detach();
+            throw new ResourceClosedException("the shared receive queue is closed; create the QP with an open SRQ");
+        }
+    }
+
+    private void detachQueues() {
+        if (!queuesDetached.compareAndSet(false, true)) {
+            return;
+        }
+        sendCq.users.detach();
+        receiveCq.users.detach();
+        if (srq != null) {
+            srq.users.detach();
+        }
     }
 
     private static IwCompletionQueue ownCq(IwarpDevice device, Object cq, String which) {
@@ -245,6 +281,18 @@ final class IwQueuePair implements QueuePair {
                 && !(request instanceof WorkRequest.Send || request instanceof WorkRequest.SendWithInvalidate)) {
             throw new InvalidArgumentException(what(request) + ": SOLICITED applies to Sends only");
         }
+        if (WrFlags.has(request.flags(), WrFlags.INLINE) && !carriesPayload(request)) {
+            // refused rather than ignored (rxe answers EINVAL; siw ignores it): a Read has no payload
+            // to copy, and a program that relies on one provider's leniency breaks on the next
+            throw new InvalidArgumentException(what(request) + ": INLINE applies to Sends and RDMA Writes only (their payload is"
+                    + " copied at post time); post this request without INLINE");
+        }
+    }
+
+    /** Sends and Writes carry a payload from the sender's memory; only they may be INLINE. */
+    private static boolean carriesPayload(WorkRequest request) {
+        return request instanceof WorkRequest.Send || request instanceof WorkRequest.SendWithInvalidate
+                || request instanceof WorkRequest.RdmaWrite;
     }
 
     private void copyInline(long pos, WorkRequest request) {
@@ -328,10 +376,12 @@ final class IwQueuePair implements QueuePair {
             default -> CompletionStatus.LOC_QP_OP_ERR;
         };
         sq.finish(pos, status, 0);
-        sq.complete(sendEmitter);
         if (status != CompletionStatus.SUCCESS) {
-            fail(Failure.lost(AsyncEventType.QP_REQUEST_ERROR, "local " + wr.getClass().getSimpleName() + " wrId " + wr.wrId() + " failed: " + status));
+            // a local error: QP_FATAL (QP_REQUEST_ERROR names a peer's invalid request); fail() logs
+            // the error before it completes the slot, so whoever sees the completion sees the log
+            fail(Failure.lost(AsyncEventType.QP_FATAL, "local " + wr.getClass().getSimpleName() + " wrId " + wr.wrId() + " failed: " + status));
         }
+        sq.complete(sendEmitter);
     }
 
     private CompletionStatus bind(WorkRequest.BindWindow b) {
@@ -444,6 +494,11 @@ final class IwQueuePair implements QueuePair {
             postedError.set(new AsyncErrorException(f.event(), "QP " + qpNumber + " went to ERROR: " + f.detail()
                     + "; its work was flushed"));
         }
+        device.describe(this, "ERROR: " + f.detail());
+        // logged before anything completes or is sent: whoever sees a completion or the Terminate sees the log entry
+        if (f.terminate() != null || (f.event() != null && f.event() != AsyncEventType.DISCONNECTED)) {
+            device.recordError(this, f);
+        }
         Connection c = connection;
         if (c != null) {
             if (f.terminate() != null) {
@@ -454,12 +509,13 @@ final class IwQueuePair implements QueuePair {
         }
         flushSendQueue(f.headStatus(), f.vendorError());
         flushReceives();
-        device.describe(this, "ERROR: " + f.detail());
-        if (f.terminate() != null || (f.event() != null && f.event() != AsyncEventType.DISCONNECTED)) {
-            device.recordError(this, f);
-        }
         if (f.event() != null) {
             device.raise(f.event(), this, f.detail());
+        }
+        if (c != null && f.event() != AsyncEventType.DISCONNECTED && !closing) {
+            // every end of a connection is DISCONNECTED, after the error event if there was one, as
+            // rdma_cm reports it for iWARP: one handler sees every end (a closed QP raises nothing)
+            device.raise(AsyncEventType.DISCONNECTED, this, "connection " + c + " ended: " + f.detail());
         }
         if (srq != null) {
             device.raise(AsyncEventType.LAST_WQE_REACHED, this, "QP " + qpNumber + " left its shared receive queue");
@@ -601,6 +657,7 @@ final class IwQueuePair implements QueuePair {
             return;
         }
         trace(TraceLevel.ENTRY_EXIT, AdapterRas.QP_CLOSE, state.get().ordinal(), 0, null);
+        closing = true;
         if (state.get() != QpState.ERROR) {
             fail(Failure.local("QP " + qpNumber + " closed"));
         }
@@ -609,6 +666,7 @@ final class IwQueuePair implements QueuePair {
         if (c != null) {
             c.close();
         }
+        detachQueues();
         device.deactivate(this);
         counters.close();
         pd.forget(this);

@@ -16,6 +16,8 @@ final class IwSharedReceiveQueue implements SharedReceiveQueue {
     private final MpmcRing<ReceiveRequest> ring;
     private volatile int limit;
     private volatile boolean closed;
+    /** The QPs created with this SRQ: it cannot be closed under them. */
+    final UseCount users = new UseCount();
     private final SrqCounters counters;
 
     IwSharedReceiveQueue(IwProtectionDomain pd, int maxWr, int maxSge) {
@@ -112,6 +114,14 @@ final class IwSharedReceiveQueue implements SharedReceiveQueue {
 
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        int n = users.close();
+        if (n > 0) {
+            throw new dev.tandem.verbs.ResourceInUseException("shared receive queue " + number() + " of " + pd.device().name() + " is used by " + n
+                    + " queue pair(s); close them before the SRQ (it stays open)");
+        }
         closed = true;
         pd.forget(this);
         counters.close();

@@ -23,9 +23,11 @@ final class SendQueue {
     private final int mask;
     private final WorkRequest[] requests;
     private final AtomicLongArray sequences;
-    /** 0 while pending, else 1 + CompletionStatus ordinal. */
+    /**
+     * 0 while pending, else {@code vendorError << 8 | 1 + CompletionStatus ordinal}: status and vendor
+     * error are set by one compare-and-set, so a slot that is already finished keeps both of its own.
+     */
     private final AtomicIntegerArray states;
-    private final int[] vendorErrors;
     private final AtomicLong tail = new AtomicLong();
     private volatile long head;
     private volatile long txIndex;
@@ -46,7 +48,6 @@ final class SendQueue {
             sequences.set(i, i);
         }
         states = new AtomicIntegerArray(capacity);
-        vendorErrors = new int[capacity];
         inlineSize = maxInline;
         inlineSegment = maxInline > 0 ? Arena.ofAuto().allocate((long) maxInline * capacity, 64) : MemorySegment.NULL;
         inlineBuffer = maxInline > 0 ? inlineSegment.asByteBuffer() : null;
@@ -89,7 +90,6 @@ final class SendQueue {
     void publish(long pos, WorkRequest request) {
         int idx = (int) (pos & mask);
         requests[idx] = request;
-        vendorErrors[idx] = 0;
         states.set(idx, PENDING);
         sequences.set(idx, pos + 1);
     }
@@ -119,8 +119,7 @@ final class SendQueue {
         if (sequences.get(idx) != pos + 1) {
             return false;
         }
-        vendorErrors[idx] = vendorError;
-        return states.compareAndSet(idx, PENDING, 1 + status.ordinal());
+        return states.compareAndSet(idx, PENDING, (vendorError & 0xFFFF) << 8 | 1 + status.ordinal());
     }
 
     long head() {
@@ -150,7 +149,7 @@ final class SendQueue {
                         break;
                     }
                     WorkRequest wr = requests[idx];
-                    emitter.emit(wr, STATUSES[st - 1], vendorErrors[idx], pos);
+                    emitter.emit(wr, STATUSES[(st & 0xFF) - 1], st >>> 8, pos);
                     requests[idx] = null;
                     head = pos + 1;
                     sequences.set(idx, pos + mask + 1);

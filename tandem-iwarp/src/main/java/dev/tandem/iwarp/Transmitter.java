@@ -49,7 +49,9 @@ final class Transmitter {
     private final int[] ends = new int[MAX_BATCH];
     private final long[] positions = new long[MAX_BATCH];
     private final WorkRequest[] requests = new WorkRequest[MAX_BATCH];
-    private final ByteBuffer inlineView;
+    private final ByteBuffer inlineBuffer;
+    /** One view of the inline bytes per gather slot: FPDUs of one batch each point at their own slot's bytes. */
+    private final ByteBuffer[] inlineViews;
     private final ByteBuffer[] gather;
     private final IwMemoryRegion[] viewOwners;
     private final ByteBuffer[] views;
@@ -92,8 +94,7 @@ final class Transmitter {
         this.c = c;
         this.qp = c.qp;
         this.sq = qp.sendQueue();
-        ByteBuffer inl = sq.inlineBuffer();
-        this.inlineView = inl == null ? null : inl.duplicate();
+        this.inlineBuffer = sq.inlineBuffer();
         for (int i = 0; i < MAX_BATCH; i++) {
             headers[i] = ByteBuffer.allocateDirect(128);
             trailers[i] = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
@@ -103,6 +104,7 @@ final class Transmitter {
         gather = new ByteBuffer[slots];
         viewOwners = new IwMemoryRegion[slots];
         views = new ByteBuffer[slots];
+        inlineViews = new ByteBuffer[slots];
         maxTagged = c.maxUlpdu - FpduDescriptor.TAGGED_HEADER_LENGTH;
         maxUntagged = c.maxUlpdu - FpduDescriptor.UNTAGGED_HEADER_LENGTH;
     }
@@ -241,6 +243,10 @@ final class Transmitter {
                 return started;
             }
         }
+        if (!WrFlags.has(current.flags(), WrFlags.INLINE) && !sourcesRegistered(current.sgl())) {
+            refuseCurrent();
+            return WAIT;
+        }
         buildMessageSegment();
         return BUILT;
     }
@@ -287,6 +293,34 @@ final class Transmitter {
         return NOTHING;
     }
 
+    /**
+     * True while every region the request gathers from is still registered. Checked before each
+     * FPDU, as siw resolves lkeys at transmit: a region deregistered after the post sends nothing
+     * more (issue 12, row 3).
+     */
+    private static boolean sourcesRegistered(List<Sge> sgl) {
+        for (int i = 0; i < sgl.size(); i++) {
+            if (!((IwMemoryRegion) sgl.get(i).region()).isValid()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The current Send or Write gathers from a region that was deregistered after it was posted: it
+     * completes with LOC_PROT_ERR and the QP fails as on any local error (QP_FATAL, the rest
+     * flushed, the connection dropped as siw drops it). Bytes already sent stay sent; the peer's
+     * Receive for a partly sent Send is flushed when the connection ends.
+     */
+    private void refuseCurrent() {
+        WorkRequest wr = current;
+        current = null;
+        sq.finish(currentPos, CompletionStatus.LOC_PROT_ERR, 0);
+        qp.fail(Failure.lost(dev.tandem.verbs.AsyncEventType.QP_FATAL, wr.getClass().getSimpleName() + " wrId " + wr.wrId()
+                + " gathers from a region deregistered after it was posted: local protection error"));
+    }
+
     private ByteBuffer newHeader() {
         ByteBuffer h = headers[fpdus].clear();
         gather[gatherCount++] = h;
@@ -320,7 +354,11 @@ final class Transmitter {
         h.flip();
         if (WrFlags.has(wr.flags(), WrFlags.INLINE)) {
             int start = sq.inlineOffset(currentPos) + (int) currentOffset;
-            gather[gatherCount++] = inlineView.clear().position(start).limit(start + n);
+            ByteBuffer v = inlineViews[gatherCount];
+            if (v == null) {
+                v = inlineViews[gatherCount] = inlineBuffer.duplicate();
+            }
+            gather[gatherCount++] = v.clear().position(start).limit(start + n);
         } else {
             gatherPayload(wr.sgl(), n);
         }

@@ -37,11 +37,11 @@ class ReadmeExampleTest {
              RdmaDevice a = IwarpDevice.open(IwarpConfig.of("127.0.1.1"));
              RdmaDevice b = IwarpDevice.open(IwarpConfig.of("127.0.1.2"));
              // close what you open: an adapter closed with resources still open reports them as leaks
+             CompletionQueue cqB = b.createCompletionQueue(16);     // a CQ closes after the QPs that use it
              ProtectionDomain pdB = b.allocateProtectionDomain();   // closing a PD closes its regions and QPs
-             CompletionQueue cqB = b.createCompletionQueue(16);
              Listener listener = b.listen(new InetSocketAddress("127.0.1.2", 0), 1);
-             ProtectionDomain pdA = a.allocateProtectionDomain();
-             CompletionQueue cqA = a.createCompletionQueue(16)) {
+             CompletionQueue cqA = a.createCompletionQueue(16);
+             ProtectionDomain pdA = a.allocateProtectionDomain()) {
             // b: a region a peer may read, a queue pair, a listener; b's rkey travels in the private data
             MemoryRegion mrB = pdB.registerMemory(arena.allocate(4096, 64), Access.LOCAL_WRITE | Access.REMOTE_READ);
             mrB.segment().setString(0, "hello from b");

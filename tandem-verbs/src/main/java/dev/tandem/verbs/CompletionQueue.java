@@ -31,6 +31,12 @@ public interface CompletionQueue extends AutoCloseable {
      */
     boolean awaitEvent(boolean solicitedOnly, Duration timeout);
 
+    /**
+     * Closes the queue; completions still queued are dropped.
+     *
+     * @throws ResourceInUseException while a queue pair created with it is open (close the queue pair
+     *                                first); the queue stays open and keeps working
+     */
     @Override
     void close();
 }

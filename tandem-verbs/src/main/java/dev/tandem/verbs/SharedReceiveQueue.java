@@ -20,6 +20,12 @@ public interface SharedReceiveQueue extends AutoCloseable {
     /** Arms the limit event (one shot). */
     void armLimit(int limit);
 
+    /**
+     * Closes the queue; buffers still posted are dropped without completions.
+     *
+     * @throws ResourceInUseException while a queue pair created with it is open (close the queue pair
+     *                                first); the queue stays open and keeps working
+     */
     @Override
     void close();
 }

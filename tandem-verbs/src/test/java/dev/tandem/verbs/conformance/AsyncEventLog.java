@@ -58,6 +58,16 @@ final class AsyncEventLog {
         return e.type() == type && (resource == null || e.resource() == resource);
     }
 
+    /** Where {@code e} (an event this log returned) came in the order events were polled; -1 if never. */
+    int order(AsyncEvent e) {
+        for (int i = 0; i < seen.size(); i++) {
+            if (seen.get(i) == e) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     /** Every event polled so far, for failure messages. */
     String seen() {
         if (seen.isEmpty()) {

@@ -5,6 +5,8 @@ import dev.tandem.verbs.AsyncEvent;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.QpState;
+import dev.tandem.verbs.ResourceClosedException;
+import dev.tandem.verbs.ResourceInUseException;
 import dev.tandem.verbs.WorkCompletion;
 import dev.tandem.verbs.WrFlags;
 import org.junit.jupiter.api.Test;
@@ -194,5 +196,24 @@ public abstract class CompletionEventConformance extends ConformanceBase {
         for (int i = 0; i < n; i++) {
             assertEquals(i, out[i].wrId(), "the completions that fitted, in posting order: " + out[i]);
         }
+    }
+
+    @Test
+    void closingACqThatAQpStillUsesIsRefusedAndTheCqKeepsWorking() {
+        ConnectedPair pair = connectedPair();
+        CompletionQueue cq = pair.passive().cq;
+        ResourceInUseException x = assertThrows(ResourceInUseException.class, cq::close, "closing the CQ of a connected QP");
+        assertTrue(x.getMessage().contains("queue pair"), "the refusal says what still uses the CQ: " + x.getMessage());
+        postReceive(pair.passive(), 1, 0, 64);
+        postSend(pair.active(), 2, 0, 64, SIGNALED);
+        assertReceived(awaitCompletion(cq, "a receive on the CQ whose close was refused"), 1, 64, pair.passive().qp, "receive");
+        // a QP in ERROR still flushes into its CQ: the CQ stays in use until the QP is closed
+        postReceive(pair.passive(), 3, 0, 64);
+        pair.passive().qp.modify(QpState.ERROR);
+        assertThrows(ResourceInUseException.class, cq::close, "closing the CQ of a QP in ERROR");
+        assertFlushed(awaitCompletion(cq, "the receive flushed by the move to ERROR"), 3, "receive of the QP in ERROR");
+        pair.passive().qp.close();
+        cq.close();
+        assertThrows(ResourceClosedException.class, () -> cq.poll(WorkCompletion.array(1)), "poll after the CQ was closed");
     }
 }

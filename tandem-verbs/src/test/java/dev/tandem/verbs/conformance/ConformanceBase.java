@@ -408,6 +408,14 @@ public abstract class ConformanceBase {
         }
     }
 
+    /** Asserts that {@code device} raised {@code earlier} before {@code later} (both returned by the awaits above). */
+    protected final void assertEventOrder(RdmaDevice device, AsyncEvent earlier, AsyncEvent later) {
+        AsyncEventLog log = events.get(device);
+        if (log.order(earlier) >= log.order(later)) {
+            fail(earlier.type() + " should come before " + later.type() + " on " + device.name() + "; seen: " + log.seen());
+        }
+    }
+
     /** Asserts that no async event of {@code type} about {@code resource} arrives on {@code device} within {@link #QUIET}. */
     protected final void assertNoAsyncEvent(RdmaDevice device, AsyncEventType type, Object resource, String why) {
         AsyncEventLog log = events.get(device);

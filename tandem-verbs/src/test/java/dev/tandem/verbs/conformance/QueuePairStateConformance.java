@@ -1,14 +1,19 @@
 package dev.tandem.verbs.conformance;
 
+import dev.tandem.verbs.AsyncEvent;
 import dev.tandem.verbs.AsyncEventType;
+import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.InvalidStateException;
+import dev.tandem.verbs.MemoryRegion;
 import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.QueuePairConfig;
+import dev.tandem.verbs.STag;
 import dev.tandem.verbs.WorkCompletion;
+import dev.tandem.verbs.WorkRequest;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -218,6 +223,58 @@ public abstract class QueuePairStateConformance extends ConformanceBase {
                 assertEquals(CompletionStatus.WR_FLUSH_ERR, wc.status(), wc.toString());
                 flushing = true;
             }
+        }
+    }
+
+    // ---------------------------------------------------------------- local errors and the end of a connection
+
+    @Test
+    void aSendFromARegionDeregisteredBeforeItIsTransmittedIsALocalProtectionErrorAndSendsNothing() {
+        ConnectedPair pair = connectedPair();
+        MemoryRegion source = register(pair.active().pd, 4096, EndpointSpec.FULL_ACCESS);
+        Bytes.fill(source.segment(), 0, 256, 44);
+        postReceive(pair.passive(), 1, 0, 256);
+        // SQD holds the Send in the send queue: nothing of it is transmitted before the region goes
+        pair.active().qp.modify(QpState.SQD);
+        awaitAsyncEvent(pair.active().device, AsyncEventType.SQ_DRAINED, pair.active().qp);
+        pair.active().qp.postSend(new WorkRequest.Send(2, sge(source, 0, 256), SIGNALED));
+        source.close();
+        pair.active().qp.modify(QpState.RTS);
+        WorkCompletion wc = awaitCompletion(pair.active().cq, "the Send whose region was deregistered before it was transmitted");
+        assertEquals(2, wc.wrId(), wc.toString());
+        assertEquals(CompletionStatus.LOC_PROT_ERR, wc.status(), "a Send gathering from a deregistered region: " + wc);
+        awaitState(pair.active().qp, QpState.ERROR, "the QP whose Send failed locally");
+        awaitAsyncEvent(pair.active().device, AsyncEventType.QP_FATAL, pair.active().qp);
+        assertFlushed(awaitCompletion(pair.passive().cq, "the peer's receive, flushed when the connection ends"), 1,
+                "the receive the refused Send was for");
+        Bytes.assertFilled(pair.passive().mem(), 0, 256, (byte) 0, "the peer's receive buffer: not a byte of the refused Send arrived");
+    }
+
+    @Test
+    void aFailedLocalInvalidateCompletesInErrorAndRaisesQpFatal() {
+        ConnectedPair pair = connectedPair();
+        int neverIssued = pair.active().region.lkey() ^ 0x33;
+        pair.active().qp.postSend(new WorkRequest.LocalInvalidate(3, neverIssued, SIGNALED));
+        WorkCompletion wc = awaitCompletion(pair.active().cq, "the Local Invalidate of an STag never issued");
+        assertCompletion(wc, 3, CompletionStatus.LOC_PROT_ERR, CompletionOpcode.LOCAL_INVALIDATE, "Local Invalidate of " + STag.format(neverIssued));
+        // a local error is QP_FATAL; QP_REQUEST_ERROR would name an invalid request of the peer
+        AsyncEvent fatal = awaitAsyncEvent(pair.active().device, AsyncEventType.QP_FATAL, pair.active().qp);
+        AsyncEvent end = awaitAsyncEvent(pair.active().device, AsyncEventType.DISCONNECTED, pair.active().qp);
+        assertEventOrder(pair.active().device, fatal, end);
+        assertNoAsyncEvent(pair.active().device, AsyncEventType.QP_REQUEST_ERROR, pair.active().qp, "the failed operation was local");
+    }
+
+    @Test
+    void aConnectionEndedByATerminateEndsWithDisconnectedAfterTheErrorEventOnBothSides() {
+        ConnectedPair pair = connectedPair();
+        armFlushWitnesses(pair);
+        postWrite(pair.active(), 4, 0, 64, 0, pair.active().peerRkey() ^ 0x33, SIGNALED);
+        awaitState(pair.active().qp, QpState.ERROR, "the requester, after the peer's Terminate");
+        awaitState(pair.passive().qp, QpState.ERROR, "the responder, after its Terminate");
+        for (Endpoint e : List.of(pair.active(), pair.passive())) {
+            AsyncEvent error = awaitAsyncEvent(e.device, AsyncEventType.QP_ACCESS_ERROR, e.qp);
+            AsyncEvent end = awaitAsyncEvent(e.device, AsyncEventType.DISCONNECTED, e.qp);
+            assertEventOrder(e.device, error, end);
         }
     }
 }

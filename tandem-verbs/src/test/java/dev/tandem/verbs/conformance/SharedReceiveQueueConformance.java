@@ -11,8 +11,10 @@ import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueueFullException;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.ReceiveRequest;
-import dev.tandem.verbs.SharedReceiveQueue;
+import dev.tandem.verbs.ResourceClosedException;
+import dev.tandem.verbs.ResourceInUseException;
 import dev.tandem.verbs.Sge;
+import dev.tandem.verbs.SharedReceiveQueue;
 import dev.tandem.verbs.WorkCompletion;
 import org.junit.jupiter.api.Test;
 
@@ -172,5 +174,20 @@ public abstract class SharedReceiveQueueConformance extends ConformanceBase {
         QueuePairConfig config = QueuePairConfig.of(s.cq).withSrq(s.srq);
         assertThrows(InvalidArgumentException.class, () -> other.createQueuePair(config),
                 "a QP whose SRQ belongs to another protection domain");
+    }
+
+    @Test
+    void closingAnSrqThatAQpStillUsesIsRefusedAndTheSrqKeepsWorking() {
+        Shared s = shared(4);
+        ConnectedPair pair = connect(endpoint(0), endpoint(1, s.spec()));
+        ResourceInUseException x = assertThrows(ResourceInUseException.class, s.srq::close, "closing the SRQ of a connected QP");
+        assertTrue(x.getMessage().contains("queue pair"), "the refusal says what still uses the SRQ: " + x.getMessage());
+        postShared(s, 0);
+        sendFrom(pair.active(), 1, 64, 5);
+        WorkCompletion wc = awaitCompletion(s.cq, "a receive from the SRQ whose close was refused");
+        assertReceived(wc, 100, 64, pair.passive().qp, "receive from the SRQ");
+        pair.passive().qp.close();
+        s.srq.close();
+        assertThrows(ResourceClosedException.class, () -> postShared(s, 1), "posting to the SRQ once it is closed");
     }
 }

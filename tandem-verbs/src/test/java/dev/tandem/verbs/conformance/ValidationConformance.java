@@ -1,6 +1,8 @@
 package dev.tandem.verbs.conformance;
 
 import dev.tandem.verbs.Access;
+import dev.tandem.verbs.AsyncEventType;
+import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.DeviceAttributes;
 import dev.tandem.verbs.InvalidArgumentException;
@@ -13,8 +15,8 @@ import dev.tandem.verbs.QueueFullException;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.ReceiveRequest;
 import dev.tandem.verbs.ResourceClosedException;
-import dev.tandem.verbs.SharedReceiveQueue;
 import dev.tandem.verbs.Sge;
+import dev.tandem.verbs.SharedReceiveQueue;
 import dev.tandem.verbs.WorkCompletion;
 import dev.tandem.verbs.WorkRequest;
 import dev.tandem.verbs.WrFlags;
@@ -350,5 +352,62 @@ public abstract class ValidationConformance extends ConformanceBase {
         SharedReceiveQueue srq = closeAtEnd(pd.createSharedReceiveQueue(4, 1));
         srq.close();
         assertThrows(ResourceClosedException.class, () -> srq.postReceive(new ReceiveRequest(1, sge(r, 0, 64))), "postReceive on a closed SRQ");
+    }
+
+    // ---------------------------------------------------------------- flags per opcode and inline payloads
+
+    @Test
+    void anInlineReadIsInvalidArgumentAndLeavesTheSendQueueIntact() {
+        ConnectedPair pair = connectedPair(EndpointSpec.defaults().withQp(c -> c.withDepths(4, 16).withMaxInline(64)), EndpointSpec.defaults());
+        for (int i = 0; i < 3; i++) {
+            postReceive(pair.passive(), 100 + i, i * 64L, 64);
+            Bytes.fill(pair.active().mem(), i * 64L, 64, 10 + i);
+            postSend(pair.active(), i, i * 64L, 64, SIGNALED | WrFlags.INLINE);
+        }
+        // the Read would take the queue's last slot
+        assertThrowsNaming(InvalidArgumentException.class,
+                () -> postRead(pair.active(), 9, 4096, 64, 0, pair.active().peerRkey(), SIGNALED | WrFlags.INLINE),
+                "an RDMA Read with INLINE", "INLINE");
+        postReceive(pair.passive(), 103, 192, 64);
+        Bytes.fill(pair.active().mem(), 192, 64, 13);
+        postSend(pair.active(), 3, 192, 64, SIGNALED | WrFlags.INLINE);
+        List<WorkCompletion> sent = awaitCompletions(pair.active().cq, 4, "the four inline Sends around the refused Read");
+        for (int i = 0; i < 4; i++) {
+            assertCompletion(sent.get(i), i, SUCCESS, SEND, "inline Send " + i);
+        }
+        List<WorkCompletion> received = awaitCompletions(pair.passive().cq, 4, "the four receives");
+        for (int i = 0; i < 4; i++) {
+            assertReceived(received.get(i), 100 + i, 64, pair.passive().qp, "receive " + i);
+            Bytes.assertPattern(pair.passive().mem(), i * 64L, 64, 10 + i, "inline Send " + i + "'s own payload");
+        }
+        postRead(pair.active(), 10, 4096, 64, 0, pair.active().peerRkey(), SIGNALED);
+        assertCompletion(awaitCompletion(pair.active().cq, "a plain Read after the refused one"), 10, SUCCESS, CompletionOpcode.RDMA_READ, "Read");
+    }
+
+    @Test
+    void inlineSendsThatGoOutTogetherEachCarryTheirOwnPayloadCopiedAtPostTime() {
+        ConnectedPair pair = connectedPair(EndpointSpec.defaults().withQp(c -> c.withMaxInline(64)), EndpointSpec.defaults());
+        int n = 8;
+        for (int i = 0; i < n; i++) {
+            postReceive(pair.passive(), 100 + i, i * 64L, 64);
+        }
+        // SQD holds them, so that they leave together when the QP returns to RTS
+        pair.active().qp.modify(QpState.SQD);
+        awaitAsyncEvent(pair.active().device, AsyncEventType.SQ_DRAINED, pair.active().qp);
+        for (int i = 0; i < n; i++) {
+            Bytes.fill(pair.active().mem(), 0, 64, 20 + i); // one buffer, reused as soon as the post returns
+            postSend(pair.active(), i, 0, 64, SIGNALED | WrFlags.INLINE);
+        }
+        Bytes.fill(pair.active().mem(), 0, 64, 99);
+        pair.active().qp.modify(QpState.RTS);
+        List<WorkCompletion> sent = awaitCompletions(pair.active().cq, n, n + " inline Sends");
+        for (int i = 0; i < n; i++) {
+            assertCompletion(sent.get(i), i, SUCCESS, SEND, "inline Send " + i);
+        }
+        List<WorkCompletion> received = awaitCompletions(pair.passive().cq, n, n + " receives");
+        for (int i = 0; i < n; i++) {
+            assertReceived(received.get(i), 100 + i, 64, pair.passive().qp, "receive " + i);
+            Bytes.assertPattern(pair.passive().mem(), i * 64L, 64, 20 + i, "inline Send " + i + ": the bytes the buffer held when it was posted");
+        }
     }
 }
