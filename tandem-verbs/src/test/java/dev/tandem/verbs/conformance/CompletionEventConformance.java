@@ -26,13 +26,18 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /** Completion events: solicited and unsolicited waits, their timeouts, and CQ overflow. */
 public abstract class CompletionEventConformance extends ConformanceBase {
 
-    /** What a waiter thread's {@code awaitEvent} returned, and after how long. */
-    private record Outcome(boolean result, long tookMs) {
+    /**
+     * What a waiter thread's {@code awaitEvent} returned, after how long, and whether the event it
+     * must wait for had been caused by then (see {@link Waiter#expectWakeNow}).
+     */
+    private record Outcome(boolean result, long tookMs, boolean afterCause) {
     }
 
     /** A platform thread blocked in {@code cq.awaitEvent(solicitedOnly, 1 min)}. */
     private final class Waiter {
         final CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+        /** Set just before the test causes the event the waiter waits for. */
+        private final java.util.concurrent.atomic.AtomicBoolean causeSent = new java.util.concurrent.atomic.AtomicBoolean();
         final Thread thread;
         final String call;
 
@@ -42,7 +47,7 @@ public abstract class CompletionEventConformance extends ConformanceBase {
                 long start = System.nanoTime();
                 try {
                     boolean r = cq.awaitEvent(solicitedOnly, Duration.ofMinutes(1));
-                    outcome.complete(new Outcome(r, (System.nanoTime() - start) / 1_000_000));
+                    outcome.complete(new Outcome(r, (System.nanoTime() - start) / 1_000_000, causeSent.get()));
                 } catch (Throwable t) {
                     outcome.completeExceptionally(t);
                 }
@@ -64,8 +69,16 @@ public abstract class CompletionEventConformance extends ConformanceBase {
             }
         }
 
+        /** Call right before causing the event the waiter must wake for. */
+        void expectWakeNow() {
+            causeSent.set(true);
+        }
+
         boolean awaitWoken(String by) {
             Outcome o = join(outcome, call + " to wake for " + by);
+            if (!o.afterCause()) {
+                throw new AssertionError(call + " returned " + o.result() + " after " + o.tookMs() + " ms, before " + by + " was sent");
+            }
             return o.result();
         }
     }
@@ -91,6 +104,7 @@ public abstract class CompletionEventConformance extends ConformanceBase {
         assertFalse(plain.isSolicited(), "a Send without SOLICITED reports isSolicited() false: " + plain);
         waiter.assertStillWaiting("an unsolicited Send");
 
+        waiter.expectWakeNow();
         postSend(pair.active(), 11, 0, 64, SIGNALED | WrFlags.SOLICITED);
         assertTrue(waiter.awaitWoken("a Send with SOLICITED"), "awaitEvent's result");
         WorkCompletion solicited = pollOne(cq, "the solicited Send's receive completion (still queued after the event)");
@@ -128,6 +142,7 @@ public abstract class CompletionEventConformance extends ConformanceBase {
         WorkCompletion plain = join(polled, "the second thread's await to return the unsolicited receive");
         assertReceived(plain, 1, 64, pair.passive().qp, "unsolicited receive");
         waiter.assertStillWaiting("an unsolicited Send (taken by another thread's await)");
+        waiter.expectWakeNow();
         postSend(pair.active(), 11, 0, 64, SIGNALED | WrFlags.SOLICITED);
         assertTrue(waiter.awaitWoken("a Send with SOLICITED"), "awaitEvent's result");
     }
@@ -138,6 +153,7 @@ public abstract class CompletionEventConformance extends ConformanceBase {
         CompletionQueue cq = pair.passive().cq;
         postReceive(pair.passive(), 1, 0, 64);
         Waiter waiter = new Waiter(cq, false);
+        waiter.expectWakeNow();
         postSend(pair.active(), 10, 0, 64, SIGNALED);
         assertTrue(waiter.awaitWoken("an unsolicited Send"), "awaitEvent's result");
         WorkCompletion[] out = WorkCompletion.array(2);
@@ -163,6 +179,7 @@ public abstract class CompletionEventConformance extends ConformanceBase {
         CompletionQueue cq = pair.passive().cq;
         postReceive(pair.passive(), 1, 0, 64);
         Waiter waiter = new Waiter(cq, true);
+        waiter.expectWakeNow();
         pair.passive().qp.modify(QpState.ERROR);
         assertTrue(waiter.awaitWoken("a flushed receive"), "awaitEvent's result");
         assertFlushed(awaitCompletion(cq, "the flushed receive"), 1, "receive flushed by the move to ERROR");
