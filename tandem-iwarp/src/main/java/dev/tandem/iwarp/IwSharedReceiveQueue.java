@@ -113,8 +113,8 @@ final class IwSharedReceiveQueue implements SharedReceiveQueue {
     @Override
     public void close() {
         closed = true;
+        counters.close(); // before its slot goes back: an SRQ that closed makes room for the next in full
         pd.forget(this);
-        counters.close();
     }
 
     @Override

@@ -56,8 +56,8 @@ public final class IwarpDevice implements RdmaDevice {
      * What every adapter offers. Each count can be had at once on each adapter ({@link ResourceLimits}
      * refuses the one more): the RAS file grows by counter pages as resources are created, up to
      * {@link dev.tandem.ras.RasConfig#counterLimit()} for the whole process (the default holds every
-     * maximum of 15 adapters); STag indices are 24 bits, of which 65,535 are used. A CQ for each direction
-     * of every QP, and an SRQ and a PD for every QP, may exist.
+     * maximum of 15 adapters); the STag table is sized from maxMemoryRegions. A CQ for each direction of
+     * every QP, and an SRQ and a PD for every QP, may exist.
      */
     private static final DeviceAttributes ATTRIBUTES = new DeviceAttributes(
             4096, 16_384, 16, 65_536, 65_535, Integer.MAX_VALUE, 1024, 128, 128, 508, 2 * 4096, 4096, 4096);
