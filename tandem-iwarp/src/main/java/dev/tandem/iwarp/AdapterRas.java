@@ -3,12 +3,14 @@ package dev.tandem.iwarp;
 import dev.tandem.iwarp.wire.RdmapOpcode;
 import dev.tandem.iwarp.wire.TerminateCode;
 import dev.tandem.ras.Counter;
+import dev.tandem.ras.CountersFullException;
 import dev.tandem.ras.ErrorLog;
 import dev.tandem.ras.ProcessRas;
 import dev.tandem.ras.RasFile;
 import dev.tandem.ras.TraceComponent;
 import dev.tandem.ras.TraceEvent;
 import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.ResourceLimitException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -131,17 +133,21 @@ final class AdapterRas implements AutoCloseable {
         return c;
     }
 
-    /** A counter of QP {@code qpNumber}, labelled {@code <adapter> qp <n> <name>}; the QP closes it. */
-    Counter qpCounter(int qpNumber, String name) {
-        return file.counters().allocate(TYPE_QP, adapter + " qp " + qpNumber + " " + name, qpNumber);
-    }
-
     /**
      * Counters of one resource, labelled {@code <adapter> <resource> <name>} (e.g. {@code iwarp0@127.0.1.1 cq 3
      * completions}), all or none; the resource closes them.
+     *
+     * @throws ResourceLimitException when the process's RAS file holds {@link dev.tandem.ras.RasConfig#counterLimit()}
+     *                                counters already
      */
     Counter[] resourceCounters(int typeId, String resource, long ownerKey, String... names) {
-        return allocate(file, typeId, adapter + " " + resource, ownerKey, names);
+        try {
+            return allocate(file, typeId, adapter + " " + resource, ownerKey, names);
+        } catch (CountersFullException e) {
+            throw new ResourceLimitException("RasConfig.counterLimit", e.capacity(), "adapter " + adapter + ": no room for the counters of "
+                    + resource + ": all " + e.capacity() + " counters of the process's RAS file (RasConfig.counterLimit) are in use by"
+                    + " its adapters; close resources, or raise the limit with ProcessRas.configure before the first adapter opens", e);
+        }
     }
 
     /** Counters labelled {@code <prefix> <name>}, allocated all or none (none left behind when one fails). */

@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * Writes one adapter's state into a dump (the offloaded-state extraction of a hardware RNIC): the
- * adapter's settings and health, then every open resource with its owner, and for each QP its state,
+ * adapter's settings, health and resources open of each limited kind, then every open resource with its owner, and for each QP its state,
  * connection, sequence state (MSNs, outstanding Reads, IRD/ORD use) and queue contents. It takes the
  * adapter's progress lock for up to 100 ms so the values belong together; when the lock stays busy
  * (a stuck duty cycle is what a dump is often for) it reads them as they are and says so.
@@ -40,6 +40,10 @@ final class AdapterSnapshot implements SnapshotSource {
                     .field("engine thread", device.engineThreadName())
                     .field("engine running", String.valueOf(device.isEngineRunning()))
                     .field("consistent", locked ? "yes (progress lock held)" : "no (progress lock busy for 100 ms)");
+            ResourceLimits limits = device.limits();
+            for (ResourceLimits.Kind kind : ResourceLimits.Kind.values()) {
+                out.field(kind.plural + " open", limits.open(kind) + " of " + limits.max(kind));
+            }
             List<LiveResource> resources = device.liveResources();
             for (LiveResource r : resources) {
                 if (!(r.resource() instanceof IwQueuePair)) {

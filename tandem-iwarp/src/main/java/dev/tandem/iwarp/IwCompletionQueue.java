@@ -264,8 +264,8 @@ final class IwCompletionQueue implements CompletionQueue {
         } finally {
             waitLock.unlock();
         }
+        counters.close(); // before its slot goes back: a CQ that closed makes room for the next in full
         device.forget(this);
-        counters.close();
     }
 
     @Override

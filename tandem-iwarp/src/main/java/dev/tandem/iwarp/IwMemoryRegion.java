@@ -123,8 +123,8 @@ final class IwMemoryRegion implements MemoryRegion {
         if (!closed) {
             closed = true;
             pd.device().stags().release(entry);
+            counters.close(); // before its slot goes back: a region that closed makes room for the next in full
             pd.forget(this);
-            counters.close();
         }
     }
 

@@ -35,7 +35,7 @@ final class IwProtectionDomain implements ProtectionDomain {
         device.enter();
         try {
             checkOpen();
-            return remember(new IwMemoryRegion(this, segment, access));
+            return remember(device.create(ResourceLimits.Kind.STAG, () -> new IwMemoryRegion(this, segment, access)));
         } finally {
             device.leave();
         }
@@ -46,7 +46,7 @@ final class IwProtectionDomain implements ProtectionDomain {
         device.enter();
         try {
             checkOpen();
-            return remember(new IwMemoryWindow(this));
+            return remember(device.create(ResourceLimits.Kind.STAG, () -> new IwMemoryWindow(this)));
         } finally {
             device.leave();
         }
@@ -71,7 +71,7 @@ final class IwProtectionDomain implements ProtectionDomain {
         device.enter();
         try {
             checkOpen();
-            return remember(new IwSharedReceiveQueue(this, maxWr, maxSge));
+            return remember(device.create(ResourceLimits.Kind.SHARED_RECEIVE_QUEUE, () -> new IwSharedReceiveQueue(this, maxWr, maxSge)));
         } finally {
             device.leave();
         }

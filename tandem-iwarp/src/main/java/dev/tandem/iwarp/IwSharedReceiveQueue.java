@@ -123,8 +123,8 @@ final class IwSharedReceiveQueue implements SharedReceiveQueue {
                     + " queue pair(s); close them before the SRQ (it stays open)");
         }
         closed = true;
+        counters.close(); // before its slot goes back: an SRQ that closed makes room for the next in full
         pd.forget(this);
-        counters.close();
     }
 
     @Override

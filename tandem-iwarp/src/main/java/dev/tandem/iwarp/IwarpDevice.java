@@ -52,8 +52,15 @@ public final class IwarpDevice implements RdmaDevice {
             throw new ExceptionInInitializerError(e);
         }
     }
+    /**
+     * What every adapter offers. Each count can be had at once on each adapter ({@link ResourceLimits}
+     * refuses the one more): the RAS file grows by counter pages as resources are created, up to
+     * {@link dev.tandem.ras.RasConfig#counterLimit()} for the whole process (the default holds every
+     * maximum of 15 adapters); the STag table is sized from maxMemoryRegions. A CQ for each direction of
+     * every QP, and an SRQ and a PD for every QP, may exist.
+     */
     private static final DeviceAttributes ATTRIBUTES = new DeviceAttributes(
-            4096, 16_384, 16, 65_536, 65_535, Integer.MAX_VALUE, 1024, 128, 128, 508);
+            4096, 16_384, 16, 65_536, 65_535, Integer.MAX_VALUE, 1024, 128, 128, 508, 2 * 4096, 4096, 4096);
 
     private final IwarpConfig config;
     private final String name;
@@ -65,6 +72,8 @@ public final class IwarpDevice implements RdmaDevice {
     private final Set<AutoCloseable> resources = ConcurrentHashMap.newKeySet();
     /** Every open resource of this adapter (PDs, CQs, listeners and what PDs hold) with its owner. */
     private final ResourceOwners owners;
+    /** How many of each kind the attributes bound are open. */
+    private final ResourceLimits limits;
     private final QuiesceGate gate = new QuiesceGate();
     /** Guards the adapter's life cycle (fatal, reset, close) and signals resources released during a reset. */
     private final Object lifecycle = new Object();
@@ -100,6 +109,7 @@ public final class IwarpDevice implements RdmaDevice {
         checkLocal(config);
         this.ras = new AdapterRas(name);
         this.owners = new ResourceOwners(name, ras, this::resourceReleased);
+        this.limits = new ResourceLimits(name, ATTRIBUTES);
         this.maxUlpdu = config.maxUlpdu() != 0 ? config.maxUlpdu() : ulpduForMtu(mtu(config));
         this.agent = config.threading() == ThreadingMode.DEDICATED ? EngineAgent.dedicated(this) : EngineAgent.shared(this);
         dev.tandem.ras.ProcessRas.addSnapshotSource(snapshot);
@@ -163,7 +173,7 @@ public final class IwarpDevice implements RdmaDevice {
         enter();
         try {
             checkOpen();
-            return remember(new IwProtectionDomain(this));
+            return remember(create(ResourceLimits.Kind.PROTECTION_DOMAIN, () -> new IwProtectionDomain(this)));
         } finally {
             leave();
         }
@@ -174,7 +184,7 @@ public final class IwarpDevice implements RdmaDevice {
         enter();
         try {
             checkOpen();
-            return remember(new IwCompletionQueue(this, depth));
+            return remember(create(ResourceLimits.Kind.COMPLETION_QUEUE, () -> new IwCompletionQueue(this, depth)));
         } finally {
             leave();
         }
@@ -496,7 +506,29 @@ public final class IwarpDevice implements RdmaDevice {
     }
 
     IwQueuePair newQueuePair(IwProtectionDomain pd, QueuePairConfig config) {
-        return new IwQueuePair(this, pd, config, qpNumbers.getAndIncrement());
+        return create(ResourceLimits.Kind.QUEUE_PAIR, () -> new IwQueuePair(this, pd, config, qpNumbers.getAndIncrement()));
+    }
+
+    /**
+     * Creates a resource of a limited kind: takes its slot first (refusing the one over the advertised
+     * maximum before anything is allocated), gives it back if {@code create} fails. The slot goes back
+     * when the resource closes ({@link #untrack}).
+     *
+     * @throws dev.tandem.verbs.ResourceLimitException when the adapter has the maximum of {@code kind} open
+     */
+    <T extends AutoCloseable> T create(ResourceLimits.Kind kind, java.util.function.Supplier<T> create) {
+        limits.take(kind);
+        try {
+            return create.get();
+        } catch (RuntimeException | Error e) {
+            limits.giveBack(kind);
+            throw e;
+        }
+    }
+
+    /** How many of each limited kind are open (dumps show them). */
+    ResourceLimits limits() {
+        return limits;
     }
 
     boolean owns(IwCompletionQueue cq) {
@@ -519,9 +551,14 @@ public final class IwarpDevice implements RdmaDevice {
         owners.track(r);
     }
 
-    /** A resource closed: drops it from the owner table. */
+    /** A resource closed: drops it from the owner table and gives its slot back. */
     void untrack(AutoCloseable r) {
-        owners.untrack(r);
+        if (owners.untrack(r)) {
+            ResourceLimits.Kind kind = ResourceLimits.Kind.of(r);
+            if (kind != null) {
+                limits.giveBack(kind);
+            }
+        }
     }
 
     /** Updates the detail text of a resource in the owner table (e.g. a QP's state and peer). */

@@ -28,15 +28,18 @@ final class QpCounters implements AutoCloseable {
     QpCounters(AdapterRas adapter, int qpNumber) {
         this.adapter = adapter;
         this.qpNumber = qpNumber;
-        messagesSent = adapter.qpCounter(qpNumber, "messages sent");
-        bytesSent = adapter.qpCounter(qpNumber, "bytes sent");
-        messagesReceived = adapter.qpCounter(qpNumber, "messages received");
-        bytesReceived = adapter.qpCounter(qpNumber, "bytes received");
-        fpdusSent = adapter.qpCounter(qpNumber, "fpdus sent");
-        fpdusReceived = adapter.qpCounter(qpNumber, "fpdus received");
-        malformed = adapter.qpCounter(qpNumber, "malformed frames");
-        sendQueueHighWater = adapter.qpCounter(qpNumber, "send queue high water");
-        receiveQueueHighWater = adapter.qpCounter(qpNumber, "receive queue high water");
+        Counter[] c = adapter.resourceCounters(AdapterRas.TYPE_QP, "qp " + qpNumber, qpNumber, "messages sent", "bytes sent",
+                "messages received", "bytes received", "fpdus sent", "fpdus received", "malformed frames",
+                "send queue high water", "receive queue high water");
+        messagesSent = c[0];
+        bytesSent = c[1];
+        messagesReceived = c[2];
+        bytesReceived = c[3];
+        fpdusSent = c[4];
+        fpdusReceived = c[5];
+        malformed = c[6];
+        sendQueueHighWater = c[7];
+        receiveQueueHighWater = c[8];
     }
 
     /** A send was posted; {@code outstanding} requests are in the send queue now (posted, not completed). */

@@ -77,13 +77,14 @@ final class ResourceOwners {
         live.put(r, new LiveResource(kind, id, name, owner, r, ras.registerResource(kind, id, name, owner)));
     }
 
-    /** A resource closed: drops it from the table. */
-    void untrack(AutoCloseable r) {
+    /** A resource closed: drops it from the table; false when it was not there (closed before). */
+    boolean untrack(AutoCloseable r) {
         LiveResource gone = live.remove(r);
         if (gone != null) {
             gone.slot().close();
             onRelease.run();
         }
+        return gone != null;
     }
 
     /** Updates the detail text of a resource in the RAS owner table (e.g. a QP's state and peer). */

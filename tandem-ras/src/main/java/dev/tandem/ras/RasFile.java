@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import static dev.tandem.ras.RasFileDescriptor.COUNTER_PAGES_OFFSET;
 import static dev.tandem.ras.RasFileDescriptor.DUMP_DONE_OFFSET;
 import static dev.tandem.ras.RasFileDescriptor.DUMP_NAME_LENGTH_OFFSET;
 import static dev.tandem.ras.RasFileDescriptor.DUMP_NAME_OFFSET;
@@ -52,6 +53,8 @@ public final class RasFile implements AutoCloseable {
     private final long pid;
     private final long startTimeMs;
     private final Arena arena;
+    /** Open while the file is: counter pages grow the file through it, dumps copy the whole file through it. */
+    private final FileChannel channel;
     private final MemorySegment file;
     private final RasLayout layout;
     private final Counters counters;
@@ -67,16 +70,17 @@ public final class RasFile implements AutoCloseable {
     private volatile RuntimeException dutyFailure;
     private boolean closed;
 
-    private RasFile(RasConfig config, Path path, long pid, long startTimeMs, Arena arena, MemorySegment file, RasLayout layout,
-                    String command, List<SnapshotSource> snapshotSources) {
+    private RasFile(RasConfig config, Path path, long pid, long startTimeMs, Arena arena, FileChannel channel, MemorySegment file,
+                    RasLayout layout, String command, List<SnapshotSource> snapshotSources) {
         this.config = config;
         this.path = path;
         this.pid = pid;
         this.startTimeMs = startTimeMs;
         this.arena = arena;
+        this.channel = channel;
         this.file = file;
         this.layout = layout;
-        this.counters = new Counters(file, layout);
+        this.counters = new Counters(layout.firstCounterPage(file), config.counterLimit(), this::appendCounterPage);
         this.errorLog = new ErrorLog(file, layout);
         this.trace = new Trace(file, layout, config.defaultTraceLevel());
         this.resources = new Resources(file, layout, pid);
@@ -103,18 +107,16 @@ public final class RasFile implements AutoCloseable {
             throw new IllegalStateException("RAS file " + path + " is already open in this process; share one RasFile per process");
         }
         Arena arena = Arena.ofShared();
+        FileChannel channel = null;
         try {
             Files.createDirectories(path.getParent());
             RasLayout layout = RasLayout.plan(config, path.toString());
-            MemorySegment file;
             // A stale file of an earlier process with this pid is unlinked, not truncated: a tool that
             // still maps it keeps reading the old file instead of faulting on vanished pages.
             Files.deleteIfExists(path);
-            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE)) {
-                channel.write(ByteBuffer.allocate(1), layout.fileLength() - 1);
-                file = channel.map(FileChannel.MapMode.READ_WRITE, 0, layout.fileLength(), arena);
-            }
+            channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            channel.write(ByteBuffer.allocate(1), layout.fileLength() - 1);
+            MemorySegment file = channel.map(FileChannel.MapMode.READ_WRITE, 0, layout.fileLength(), arena);
             long now = System.currentTimeMillis();
             String command = command();
             layout.format(file, pid, now, command);
@@ -122,16 +124,50 @@ public final class RasFile implements AutoCloseable {
             LONG.setRelease(file, (long) HEARTBEAT_MS_OFFSET, now);
             INT.setRelease(file, (long) OWNER_STATE_OFFSET, OWNER_STATE_OPEN);
             FILE_START_MARKER.publish(file, 0);
-            RasFile ras = new RasFile(config, path, pid, now, arena, file, layout, command, snapshotSources);
+            RasFile ras = new RasFile(config, path, pid, now, arena, channel, file, layout, command, snapshotSources);
             ras.startDuty();
             return ras;
         } catch (IOException | RuntimeException e) {
             arena.close();
+            closeQuietly(channel);
             OPEN_FILES.remove(path);
             if (e instanceof IOException io) {
                 throw new UncheckedIOException("cannot create RAS file " + path + ": " + io, io);
             }
             throw (RuntimeException) e;
+        }
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException e) {
+                LOGGER.log(System.Logger.Level.WARNING, "cannot close a RAS file channel: " + e, e);
+            }
+        }
+    }
+
+    /**
+     * Appends counter page {@code number} (1, 2, ...): grows the file (sparse: the disk holds what is
+     * written), maps and formats the page, then publishes the page count to readers. Called by
+     * {@link Counters} under its lock when every counter is allocated.
+     *
+     * @throws UncheckedIOException when the file cannot grow or the page cannot be mapped
+     */
+    private CounterPage appendCounterPage(int number) {
+        long offset = layout.counterPageOffset(number);
+        long length = CounterPage.length(layout.counterPageCapacity());
+        try {
+            channel.write(ByteBuffer.allocate(1), offset + length - 1);
+            CounterPage page = CounterPage.plan(number, channel.map(FileChannel.MapMode.READ_WRITE, offset, length, arena),
+                    layout.counterPageCapacity(), path.toString());
+            page.format();
+            INT.setRelease(file, (long) COUNTER_PAGES_OFFSET, number);
+            return page;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot append counter page " + number + " (" + length + " bytes at " + offset
+                    + ") to RAS file " + path + ": " + e, e);
         }
     }
 
@@ -285,7 +321,13 @@ public final class RasFile implements AutoCloseable {
             }
             DumpHeader header = new DumpHeader(DumpFileDescriptor.FORMAT_VERSION, pid, pid, System.currentTimeMillis(), reason,
                     command);
-            return DumpFiles.write(config.dir().toAbsolutePath(), header, tree.encode(), file);
+            // the whole file, counter pages included: a page appended meanwhile is either in the copy or not yet counted
+            try (Arena copy = Arena.ofConfined()) {
+                MemorySegment whole = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), copy);
+                return DumpFiles.write(config.dir().toAbsolutePath(), header, tree.encode(), whole);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot map RAS file " + path + " to copy it into a dump: " + e, e);
+            }
         }
     }
 
@@ -294,9 +336,10 @@ public final class RasFile implements AutoCloseable {
         return Optional.ofNullable(dutyFailure);
     }
 
-    /** Checks every marker in the file; throws {@link CorruptStructureException} naming the first bad one. */
+    /** Checks every marker in the file, counter pages included; throws {@link CorruptStructureException} naming the first bad one. */
     public void verify() {
         layout.checkAll(file);
+        counters.verify();
     }
 
     public Counters counters() {
@@ -351,6 +394,7 @@ public final class RasFile implements AutoCloseable {
             INT.setRelease(file, (long) OWNER_STATE_OFFSET, OWNER_STATE_CLOSED);
         } finally {
             arena.close();
+            closeQuietly(channel);
             OPEN_FILES.remove(path);
         }
         if (config.deleteOnClose()) {

@@ -6,7 +6,8 @@ package dev.tandem.ras;
  * and by readers read-only (the trace level table and the dump request field read-write, so an
  * outside tool can change levels and ask for a dump). Integers are in the platform's native byte
  * order (little-endian on every supported machine). All offsets are bytes. Layout version 2 added
- * the resource table and the dump request and dump done fields of the header.
+ * the resource table and the dump request and dump done fields of the header; version 3 added the
+ * counter pages, so that the counters grow with the resources they count instead of capping them.
  *
  * <h2>File</h2>
  * <pre>
@@ -15,14 +16,31 @@ package dev.tandem.ras;
  *  |  header  |  counter  |  counter  |   error   |   trace   |   trace   | resource  |   end    |
  *  |          |  metadata |  values   |    log    |   levels  |   ring    |   table   |  marker  |
  *  +----------+-----------+-----------+-----------+-----------+-----------+-----------+----------+
+ *
+ *  align(fileLength, 4096): counter pages, appended while the owner runs, never removed
+ *  +-----------+-----------+-----------+-----------+-----
+ *  |  counter  |  counter  |  counter  |  counter  |
+ *  |  metadata |  values   |  metadata |  values   | ...
+ *  +-----------+-----------+-----------+-----------+-----
+ *  |     counter page 1    |     counter page 2    |
  * </pre>
+ *
+ * <h2>Counter pages</h2>
+ * When every counter slot is allocated, the owner appends a counter page (until the file holds
+ * {@link RasConfig#counterLimit()} counters; the file's own counter sections are page 0): a
+ * counter metadata section and a counter values section, each exactly like the file's own (same markers,
+ * same entry capacity), page n at {@code align(fileLength, 4096) + (n - 1) x pageLength} with
+ * {@code pageLength} = the two sections' lengths rounded up to 4096. The owner grows the file, formats the
+ * page and then publishes the page count in the header (release); a reader reads the pages the count
+ * names that lie inside what it mapped. Counter id {@code page x capacity + entry}. The file's size is
+ * its fixed part ({@code fileLength}) plus its pages, so the counters cost file space as they are used.
  *
  * <h2>File header (512 bytes)</h2>
  * <pre>
  *    0                   1                   2                   3
  *    0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  *   +---------------------------------------------------------------+
- *   |        start marker "TANDEMRAS   v002" (16 bytes, written     |   0
+ *   |        start marker "TANDEMRAS   v003" (16 bytes, written     |   0
  *   |        last: a reader that sees it sees a complete file)      |
  *   +-------------------------------+-------------------------------+
  *   |        layout version         |     header length (512)       |  16
@@ -31,13 +49,14 @@ package dev.tandem.ras;
  *   +---------------------------------------------------------------+
  *   |                   start time, epoch ms (long)                 |  32
  *   +---------------------------------------------------------------+
- *   |                       file length (long)                      |  40
+ *   |       file length (long; the fixed part, before any page)     |  40
  *   +-------------------------------+-------------------------------+
  *   |  owner state (0 init, 1 open, |      section count (6)        |  48
  *   |  2 closed; release)           |                               |
  *   +-------------------------------+-------------------------------+
- *   |                       reserved (8 bytes)                      |  56
- *   +---------------------------------------------------------------+
+ *   |  counter pages appended (n;   |          reserved             |  56
+ *   |  release, after the page)     |                               |
+ *   +-------------------------------+-------------------------------+
  *   |   heartbeat, epoch ms (long; owner-written line 64..127)      |  64
  *   +---------------------------------------------------------------+
  *   |   dump done sequence (long; release, after the name below)    |  72
@@ -67,7 +86,7 @@ package dev.tandem.ras;
  * <h2>Every section (128-aligned, padded to a multiple of 128)</h2>
  * <pre>
  *   +---------------------------------------------------------------+
- *   |   start marker, e.g. "ERRORLOG    v002" (16 bytes)            |   0
+ *   |   start marker, e.g. "ERRORLOG    v003" (16 bytes)            |   0
  *   +---------------------------------------------------------------+
  *   |                       body length (long)                      |  16
  *   +-------------------------------+-------------------------------+
@@ -79,7 +98,7 @@ package dev.tandem.ras;
  *   +---------------------------------------------------------------+
  *   |   body: entryCapacity x entryLength bytes, or a byte log      | 128
  *   +---------------------------------------------------------------+
- *   |   end marker, e.g. "/ERRORLOG   v002" (16 bytes), right after | 128 + body length
+ *   |   end marker, e.g. "/ERRORLOG   v003" (16 bytes), right after | 128 + body length
  *   |   the body so an overrun hits it                              |
  *   +---------------------------------------------------------------+
  * </pre>
@@ -195,7 +214,7 @@ public final class RasFileDescriptor {
     }
 
     /** Version of this layout; it is also part of every marker. */
-    public static final int LAYOUT_VERSION = 2;
+    public static final int LAYOUT_VERSION = 3;
     /** File name suffix. */
     public static final String FILE_SUFFIX = ".ras";
 
@@ -214,6 +233,7 @@ public final class RasFileDescriptor {
     public static final int FILE_LENGTH_OFFSET = 40;
     public static final int OWNER_STATE_OFFSET = 48;
     public static final int SECTION_COUNT_OFFSET = 52;
+    public static final int COUNTER_PAGES_OFFSET = 56;
     public static final int HEARTBEAT_MS_OFFSET = 64;
     public static final int DUMP_DONE_OFFSET = 72;
     public static final int DUMP_NAME_VERSION_OFFSET = 80;
@@ -248,6 +268,9 @@ public final class RasFileDescriptor {
 
     // Counter value slot.
     public static final int COUNTER_VALUE_LENGTH = 128;
+
+    // Counter pages.
+    public static final int COUNTER_PAGE_ALIGNMENT = 4096;
 
     // Error log section fields and record.
     public static final int ERROR_LOG_TAIL_OFFSET = 64;

@@ -3,10 +3,14 @@ package dev.tandem.ras;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
 import java.util.List;
 
 import static dev.tandem.ras.RasFileDescriptor.COMMAND_LENGTH_OFFSET;
 import static dev.tandem.ras.RasFileDescriptor.COMMAND_OFFSET;
+import static dev.tandem.ras.RasFileDescriptor.COUNTER_PAGES_OFFSET;
+import static dev.tandem.ras.RasFileDescriptor.COUNTER_PAGE_ALIGNMENT;
 import static dev.tandem.ras.RasFileDescriptor.FILE_END_MARKER;
 import static dev.tandem.ras.RasFileDescriptor.FILE_HEADER_LENGTH;
 import static dev.tandem.ras.RasFileDescriptor.FILE_LENGTH_OFFSET;
@@ -29,9 +33,11 @@ import static dev.tandem.ras.RasFileDescriptor.align;
 
 /**
  * The sections of one RAS file: planned from a {@link RasConfig} by the owner, or read back and
- * validated from the header by a reader. Knows how to format and check every marker.
+ * validated from the header by a reader. Knows how to format and check every marker, and where the
+ * counter pages appended after the fixed part lie.
  */
 record RasLayout(String fileName, long fileLength, List<Section> sections) {
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
     /** Name of the whole file in exceptions. */
     String structure() {
@@ -60,7 +66,7 @@ record RasLayout(String fileName, long fileLength, List<Section> sections) {
         long offset = FILE_HEADER_LENGTH;
         for (RasSection kind : kinds) {
             long body = bodies[kind.ordinal()];
-            long length = align(SECTION_HEADER_LENGTH + body + StructureMarker.LENGTH, SECTION_ALIGNMENT);
+            long length = sectionLength(body);
             int capacity = kind.entryLength == 0 ? 0 : (int) (body / kind.entryLength);
             sections[kind.ordinal()] = new Section(kind, offset, length, body, capacity, name(kind, fileName));
             offset += length;
@@ -122,11 +128,11 @@ record RasLayout(String fileName, long fileLength, List<Section> sections) {
         expect(file, structure, LAYOUT_VERSION_OFFSET, "layout version", LAYOUT_VERSION);
         expect(file, structure, HEADER_LENGTH_OFFSET, "header length", FILE_HEADER_LENGTH);
         long fileLength = file.get(ValueLayout.JAVA_LONG, FILE_LENGTH_OFFSET);
-        if (fileLength != size) {
-            throw new CorruptStructureException(structure, FILE_LENGTH_OFFSET, "file length " + size + " (the file's size)",
-                    String.valueOf(fileLength));
+        if (fileLength < minimum || fileLength > size) {
+            throw new CorruptStructureException(structure, FILE_LENGTH_OFFSET, "file length " + minimum + ".." + size
+                    + " (the file's size; counter pages may follow the fixed part)", String.valueOf(fileLength));
         }
-        FILE_END_MARKER.check(file, size - StructureMarker.LENGTH, structure);
+        FILE_END_MARKER.check(file, fileLength - StructureMarker.LENGTH, structure);
         RasSection[] kinds = RasSection.values();
         expect(file, structure, SECTION_COUNT_OFFSET, "section count", kinds.length);
         Section[] sections = new Section[kinds.length];
@@ -136,49 +142,100 @@ record RasLayout(String fileName, long fileLength, List<Section> sections) {
             long offset = file.get(ValueLayout.JAVA_LONG, entry);
             long length = file.get(ValueLayout.JAVA_LONG, entry + 8);
             if (offset < previousEnd || offset % SECTION_ALIGNMENT != 0
-                    || length < SECTION_HEADER_LENGTH + StructureMarker.LENGTH || length > size - StructureMarker.LENGTH - offset) {
+                    || length < SECTION_HEADER_LENGTH + StructureMarker.LENGTH || length > fileLength - StructureMarker.LENGTH - offset) {
                 throw new CorruptStructureException(structure, entry, "a section table entry for the " + kind.description
                         + " inside the file, after byte " + previousEnd, "offset " + offset + " length " + length);
             }
-            String name = name(kind, fileName);
-            kind.start.check(file, offset, name);
-            long body = file.get(ValueLayout.JAVA_LONG, offset + SECTION_BODY_LENGTH_OFFSET);
-            expect(file, name, offset + SECTION_ENTRY_LENGTH_OFFSET, "entry length", kind.entryLength);
-            int capacity = file.get(ValueLayout.JAVA_INT, offset + SECTION_ENTRY_CAPACITY_OFFSET);
-            boolean fits = body >= 0 && SECTION_HEADER_LENGTH + body + StructureMarker.LENGTH <= length;
-            boolean consistent = kind.entryLength == 0 ? capacity == 0 : capacity >= 0 && (long) capacity * kind.entryLength == body;
-            if (!fits || !consistent) {
-                throw new CorruptStructureException(name, offset + SECTION_BODY_LENGTH_OFFSET, "a body of entry capacity x "
-                        + kind.entryLength + " bytes within " + length + " section bytes", "body length " + body
-                        + ", capacity " + capacity);
-            }
-            Section s = new Section(kind, offset, length, body, capacity, name);
-            s.check(file);
-            sections[kind.ordinal()] = s;
+            sections[kind.ordinal()] = readSection(file, kind, offset, length, name(kind, fileName));
             previousEnd = offset + length;
         }
         Section meta = sections[RasSection.COUNTER_METADATA.ordinal()];
         Section values = sections[RasSection.COUNTER_VALUES.ordinal()];
-        if (meta.entryCapacity() != values.entryCapacity()) {
-            throw new CorruptStructureException(values.structure(), values.offset() + SECTION_ENTRY_CAPACITY_OFFSET,
-                    "the counter metadata's capacity " + meta.entryCapacity(), String.valueOf(values.entryCapacity()));
-        }
+        checkSameCapacity(meta, values);
         Section ring = sections[RasSection.TRACE_RING.ordinal()];
         if (Integer.bitCount(ring.entryCapacity()) != 1) {
             throw new CorruptStructureException(ring.structure(), ring.offset() + SECTION_ENTRY_CAPACITY_OFFSET,
                     "a power-of-two record capacity", String.valueOf(ring.entryCapacity()));
         }
-        return new RasLayout(fileName, size, List.of(sections));
+        return new RasLayout(fileName, fileLength, List.of(sections));
     }
 
-    private static void expect(MemorySegment file, String structure, long offset, String what, int expected) {
+    /**
+     * Reads and validates the header and markers of the section of {@code kind} at {@code offset}, which the
+     * caller checked to lie inside the file.
+     */
+    static Section readSection(MemorySegment file, RasSection kind, long offset, long length, String name) {
+        kind.start.check(file, offset, name);
+        long body = file.get(ValueLayout.JAVA_LONG, offset + SECTION_BODY_LENGTH_OFFSET);
+        expect(file, name, offset + SECTION_ENTRY_LENGTH_OFFSET, "entry length", kind.entryLength);
+        int capacity = file.get(ValueLayout.JAVA_INT, offset + SECTION_ENTRY_CAPACITY_OFFSET);
+        boolean fits = body >= 0 && SECTION_HEADER_LENGTH + body + StructureMarker.LENGTH <= length;
+        boolean consistent = kind.entryLength == 0 ? capacity == 0 : capacity >= 0 && (long) capacity * kind.entryLength == body;
+        if (!fits || !consistent) {
+            throw new CorruptStructureException(name, offset + SECTION_BODY_LENGTH_OFFSET, "a body of entry capacity x "
+                    + kind.entryLength + " bytes within " + length + " section bytes", "body length " + body
+                    + ", capacity " + capacity);
+        }
+        Section s = new Section(kind, offset, length, body, capacity, name);
+        s.check(file);
+        return s;
+    }
+
+    /** The counter metadata and values of one page have one capacity: entry i of each is counter i. */
+    static void checkSameCapacity(Section metadata, Section values) {
+        if (metadata.entryCapacity() != values.entryCapacity()) {
+            throw new CorruptStructureException(values.structure(), values.offset() + SECTION_ENTRY_CAPACITY_OFFSET,
+                    "the counter metadata's capacity " + metadata.entryCapacity(), String.valueOf(values.entryCapacity()));
+        }
+    }
+
+    /** Bytes of a section with a body of {@code bodyLength}: header, body and end marker, padded to the alignment. */
+    static long sectionLength(long bodyLength) {
+        return align(SECTION_HEADER_LENGTH + bodyLength + StructureMarker.LENGTH, SECTION_ALIGNMENT);
+    }
+
+    // ---------------------------------------------------------------- counter pages
+
+    /** Counter page 0: the file's own counter sections. */
+    CounterPage firstCounterPage(MemorySegment file) {
+        return new CounterPage(0, file, section(RasSection.COUNTER_METADATA), section(RasSection.COUNTER_VALUES));
+    }
+
+    /** Counters per page. */
+    int counterPageCapacity() {
+        return section(RasSection.COUNTER_METADATA).entryCapacity();
+    }
+
+    /** Where appended counter page {@code number} (1, 2, ...) starts in the file. */
+    long counterPageOffset(int number) {
+        return align(fileLength, COUNTER_PAGE_ALIGNMENT) + (number - 1L) * CounterPage.length(counterPageCapacity());
+    }
+
+    /**
+     * Every counter page of a mapped file a reader sees: page 0 and the appended pages that the header's
+     * page count names and that lie inside {@code file} (a page appended after the file was mapped is not).
+     *
+     * @throws CorruptStructureException naming the first page whose markers or header do not hold
+     */
+    List<CounterPage> counterPages(MemorySegment file) {
+        int appended = (int) INT.getAcquire(file, (long) COUNTER_PAGES_OFFSET);
+        long pageLength = CounterPage.length(counterPageCapacity());
+        List<CounterPage> pages = new ArrayList<>();
+        pages.add(firstCounterPage(file));
+        for (int n = 1; n <= appended && counterPageOffset(n) + pageLength <= file.byteSize(); n++) {
+            pages.add(CounterPage.read(n, file.asSlice(counterPageOffset(n), pageLength), counterPageCapacity(), fileName));
+        }
+        return pages;
+    }
+
+    static void expect(MemorySegment file, String structure, long offset, String what, int expected) {
         int found = file.get(ValueLayout.JAVA_INT, offset);
         if (found != expected) {
             throw new CorruptStructureException(structure, offset, what + " " + expected, String.valueOf(found));
         }
     }
 
-    private static String name(RasSection kind, String fileName) {
+    static String name(RasSection kind, String fileName) {
         return kind.description + " of " + fileName;
     }
 }

@@ -145,9 +145,9 @@ public final class RasReader implements AutoCloseable {
         return ProcessLiveness.alive(file.get(ValueLayout.JAVA_LONG, PID_OFFSET), file.get(ValueLayout.JAVA_LONG, START_TIME_MS_OFFSET));
     }
 
-    /** The allocated counters, in id order. */
+    /** The allocated counters, in id order, from every counter page the file had when it was attached. */
     public List<CounterSnapshot> counters() {
-        return Counters.read(file, layout.section(RasSection.COUNTER_METADATA), layout.section(RasSection.COUNTER_VALUES));
+        return Counters.read(layout.counterPages(file));
     }
 
     /** The distinct errors, oldest cause first. */
@@ -275,9 +275,10 @@ public final class RasReader implements AutoCloseable {
         }
     }
 
-    /** Checks every marker in the file. */
+    /** Checks every marker in the file, counter pages included. */
     public void verify() {
         layout.checkAll(file);
+        layout.counterPages(file).forEach(CounterPage::check);
     }
 
     /** The file read: the RAS file, or the dump holding the copy. */

@@ -90,8 +90,9 @@ public final class Resources {
         }
         section.check(file);
         int capacity = section.entryCapacity();
+        // a full table drops at once instead of trying every entry (a slot freed this instant may be missed)
         int start = Math.floorMod(next.get(), capacity);
-        for (int i = 0; i < capacity; i++) {
+        for (int i = 0; i < capacity && live.get() < capacity; i++) {
             int slot = (start + i) % capacity;
             long e = section.entryOffset(slot);
             if ((int) INT.getVolatile(file, e + RESOURCE_STATE_OFFSET) == RESOURCE_STATE_FREE

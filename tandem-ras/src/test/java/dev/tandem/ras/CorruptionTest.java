@@ -46,8 +46,8 @@ class CorruptionTest {
         assertThatThrownBy(() -> RasReader.open(file)).isInstanceOfSatisfying(CorruptStructureException.class, e -> {
             assertThat(e.structure()).isEqualTo("RAS file " + file);
             assertThat(e.offset()).isZero();
-            assertThat(e.expected()).contains("TANDEMRAS   v002");
-            assertThat(e.found()).isEqualTo("'TAXXEMRAS   v002'");
+            assertThat(e.expected()).contains("TANDEMRAS   v003");
+            assertThat(e.found()).isEqualTo("'TAXXEMRAS   v003'");
         });
         assertThat(RasReader.list(dir)).singleElement().isInstanceOf(RasListing.Unreadable.class);
     }
@@ -60,7 +60,7 @@ class CorruptionTest {
         assertThatThrownBy(() -> RasReader.open(file)).isInstanceOfSatisfying(CorruptStructureException.class, e -> {
             assertThat(e.structure()).isEqualTo("RAS file " + file);
             assertThat(e.offset()).isEqualTo(length - 16);
-            assertThat(e.expected()).contains("/TANDEMRAS  v002");
+            assertThat(e.expected()).contains("/TANDEMRAS  v003");
             assertThat(e.found()).contains("overrun");
         });
     }
@@ -68,7 +68,7 @@ class CorruptionTest {
     @Test
     void newerLayoutVersionIsNamed(@TempDir Path dir) throws IOException {
         Path file = closedFile(dir);
-        overwrite(file, 0, "TANDEMRAS   v003");
+        overwrite(file, 0, "TANDEMRAS   v004");
         assertThatThrownBy(() -> RasReader.open(file)).isInstanceOf(CorruptStructureException.class)
                 .hasMessageContaining("another layout version");
     }
@@ -130,7 +130,7 @@ class CorruptionTest {
             assertThatThrownBy(() -> RasReader.open(ras.path())).isInstanceOfSatisfying(CorruptStructureException.class, e -> {
                 assertThat(e.structure()).isEqualTo("resource table of " + ras.path());
                 assertThat(e.offset()).isEqualTo(endMarker);
-                assertThat(e.expected()).contains("/RESOURCES  v002");
+                assertThat(e.expected()).contains("/RESOURCES  v003");
                 assertThat(e.found()).contains("detail overrun");
             });
             assertThatThrownBy(() -> ras.resources().register("MR", 1, "mr", "main", ""))
@@ -138,7 +138,7 @@ class CorruptionTest {
                             e -> assertThat(e.structure()).isEqualTo("resource table of " + ras.path()));
             assertThatThrownBy(ras::verify).isInstanceOf(CorruptStructureException.class).hasMessageContaining("resource table");
 
-            overwrite(ras.path(), endMarker, "/RESOURCES  v002");
+            overwrite(ras.path(), endMarker, "/RESOURCES  v003");
             try (RasReader reader = RasReader.open(ras.path())) {
                 overwrite(ras.path(), table, "RESOURCEZ");
                 assertThatThrownBy(reader::resources).isInstanceOfSatisfying(CorruptStructureException.class, e -> {

@@ -3,7 +3,13 @@ package dev.tandem.ras;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -58,14 +64,103 @@ class CountersTest {
     }
 
     @Test
-    void fullFileFailsWithCapacityInTheMessage(@TempDir Path dir) {
-        try (RasFile ras = RasFile.create(RasFileTest.small(dir).withCounterCapacity(2))) {
+    void fullFileFailsWithTheLimitInTheMessage(@TempDir Path dir) {
+        try (RasFile ras = RasFile.create(RasFileTest.small(dir).withCounterCapacity(2).withCounterLimit(5))) {
+            for (int i = 0; i < 5; i++) {
+                ras.counters().allocate(1, "c" + i, 0);
+            }
+            assertThat(ras.counters().capacity()).as("three pages of 2, cut to the limit").isEqualTo(5);
+            assertThatThrownBy(() -> ras.counters().allocate(1, "six", 0)).isInstanceOfSatisfying(CountersFullException.class,
+                    e -> assertThat(e.capacity()).isEqualTo(5)).hasMessageContaining("all 5 counters")
+                    .hasMessageContaining("RasConfig.counterLimit").hasMessageContaining("'six'");
+            assertThatThrownBy(() -> ras.counters().allocate(1, " ", 0)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void aFileOfFixedSizeNeverGrows(@TempDir Path dir) throws IOException {
+        try (RasFile ras = RasFile.create(RasFileTest.small(dir).withCounterCapacity(2).withCounterLimit(2))) {
+            long size = Files.size(ras.path());
             ras.counters().allocate(1, "one", 0);
             ras.counters().allocate(1, "two", 0);
             assertThatThrownBy(() -> ras.counters().allocate(1, "three", 0)).isInstanceOf(CountersFullException.class)
-                    .hasMessageContaining("all 2 counters").hasMessageContaining("'three'");
-            assertThatThrownBy(() -> ras.counters().allocate(1, " ", 0)).isInstanceOf(IllegalArgumentException.class);
+                    .hasMessageContaining("all 2 counters");
+            assertThat(Files.size(ras.path())).isEqualTo(size);
+            assertThat(ras.counters().pageCount()).isOne();
         }
+    }
+
+    @Test
+    void fullCountersGrowTheFileByPagesThatReadersAndDumpsSee(@TempDir Path dir) throws IOException {
+        try (RasFile ras = RasFile.create(RasFileTest.small(dir)); RasReader before = RasReader.open(ras.path())) {
+            long fixed = Files.size(ras.path());
+            long page = CounterPage.length(16);
+            List<Counter> counters = new ArrayList<>();
+            for (int i = 0; i < 40; i++) { // 16 in the file's own sections, 16 in page 1, 8 in page 2
+                Counter c = ras.counters().allocate(9, "c" + i, i);
+                c.add(1000 + i);
+                counters.add(c);
+            }
+            assertThat(ras.counters().pageCount()).isEqualTo(3);
+            assertThat(ras.counters().capacity()).isEqualTo(48);
+            assertThat(Files.size(ras.path())).as("the fixed part, aligned, and two pages")
+                    .isEqualTo(RasFileDescriptor.align(fixed, RasFileDescriptor.COUNTER_PAGE_ALIGNMENT) + 2 * page);
+            assertThat(before.counters()).as("a reader sees the pages that were there when it attached").hasSize(16);
+            try (RasReader after = RasReader.open(ras.path())) {
+                List<CounterSnapshot> read = after.counters();
+                assertThat(read).hasSize(40);
+                for (int i = 0; i < 40; i++) {
+                    assertThat(read.get(i)).isEqualTo(new CounterSnapshot(i, 9, i, "c" + i, 1000 + i));
+                }
+                assertThat(ras.counters().snapshot()).isEqualTo(read);
+                after.verify();
+            }
+
+            counters.get(20).close(); // in page 1
+            Counter reused = ras.counters().allocate(3, "reused", 77);
+            assertThat(reused.id()).isEqualTo(20);
+            assertThat(reused.get()).isZero();
+            reused.increment();
+            try (DumpReader dump = DumpReader.open(ras.dump("pages"))) {
+                List<CounterSnapshot> copied = dump.ras().counters();
+                assertThat(copied).hasSize(40).contains(new CounterSnapshot(20, 3, 77, "reused", 1),
+                        new CounterSnapshot(39, 9, 39, "c39", 1039));
+            }
+        }
+    }
+
+    @Test
+    void anOverwrittenPageMarkerIsNamed(@TempDir Path dir) throws IOException {
+        try (RasFile ras = RasFile.create(RasFileTest.small(dir))) {
+            for (int i = 0; i < 17; i++) {
+                ras.counters().allocate(1, "c" + i, 0);
+            }
+            long page1;
+            try (RasReader reader = RasReader.open(ras.path())) {
+                page1 = RasFileDescriptor.align(reader.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG,
+                        RasFileDescriptor.FILE_LENGTH_OFFSET), RasFileDescriptor.COUNTER_PAGE_ALIGNMENT);
+            }
+            try (FileChannel channel = FileChannel.open(ras.path(), StandardOpenOption.WRITE)) {
+                channel.write(ByteBuffer.wrap("stomped!".getBytes(StandardCharsets.US_ASCII)), page1);
+            }
+            assertThatThrownBy(ras::verify).isInstanceOfSatisfying(CorruptStructureException.class,
+                    e -> assertThat(e.structure()).isEqualTo("counter metadata of counter page 1 of " + ras.path()));
+            assertThatThrownBy(() -> ras.counters().allocate(1, "on page 1", 0)).isInstanceOf(CorruptStructureException.class);
+            try (RasReader reader = RasReader.open(ras.path())) {
+                assertThatThrownBy(reader::counters).isInstanceOf(CorruptStructureException.class)
+                        .hasMessageContaining("counter page 1");
+            }
+        }
+    }
+
+    @Test
+    void counterLimitIsValidated() {
+        RasConfig ok = RasConfig.defaults();
+        assertThat(ok.counterLimit()).isEqualTo(RasConfig.DEFAULT_COUNTER_LIMIT);
+        assertThatThrownBy(() -> ok.withCounterLimit(ok.counterCapacity() - 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("counterLimit 4095 must be counterCapacity (4096");
+        assertThatThrownBy(() -> ok.withCounterLimit(RasConfig.MAX_COUNTER_LIMIT + 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(ok.withCounterLimit(RasConfig.MAX_COUNTER_LIMIT).counterLimit()).isEqualTo(RasConfig.MAX_COUNTER_LIMIT);
     }
 
     @Test

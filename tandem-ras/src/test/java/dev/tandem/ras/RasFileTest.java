@@ -37,16 +37,16 @@ class RasFileTest {
 
             byte[] bytes = Files.readAllBytes(ras.path());
             ByteBuffer raw = ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder());
-            assertThat(ascii(bytes, 0)).isEqualTo("TANDEMRAS   v002");
-            assertThat(ascii(bytes, bytes.length - 16)).isEqualTo("/TANDEMRAS  v002");
+            assertThat(ascii(bytes, 0)).isEqualTo("TANDEMRAS   v003");
+            assertThat(ascii(bytes, bytes.length - 16)).isEqualTo("/TANDEMRAS  v003");
             assertThat(raw.getInt(RasFileDescriptor.LAYOUT_VERSION_OFFSET)).isEqualTo(RasFileDescriptor.LAYOUT_VERSION);
             assertThat(raw.getLong(RasFileDescriptor.PID_OFFSET)).isEqualTo(pid);
             assertThat(raw.getLong(RasFileDescriptor.FILE_LENGTH_OFFSET)).isEqualTo(bytes.length);
 
-            String[] starts = {"CTRMETA     v002", "CTRVALUES   v002", "ERRORLOG    v002", "TRACELVL    v002", "TRACERING   v002",
-                    "RESOURCES   v002"};
-            String[] ends = {"/CTRMETA    v002", "/CTRVALUES  v002", "/ERRORLOG   v002", "/TRACELVL   v002", "/TRACERING  v002",
-                    "/RESOURCES  v002"};
+            String[] starts = {"CTRMETA     v003", "CTRVALUES   v003", "ERRORLOG    v003", "TRACELVL    v003", "TRACERING   v003",
+                    "RESOURCES   v003"};
+            String[] ends = {"/CTRMETA    v003", "/CTRVALUES  v003", "/ERRORLOG   v003", "/TRACELVL   v003", "/TRACERING  v003",
+                    "/RESOURCES  v003"};
             long previousEnd = RasFileDescriptor.FILE_HEADER_LENGTH;
             for (int i = 0; i < starts.length; i++) {
                 int offset = (int) raw.getLong(SECTION_TABLE_OFFSET + i * SECTION_TABLE_ENTRY_LENGTH);
@@ -63,7 +63,7 @@ class RasFileTest {
             try (RasReader reader = RasReader.open(ras.path())) {
                 RasHeader header = reader.header();
                 assertThat(header.pid()).isEqualTo(pid);
-                assertThat(header.layoutVersion()).isEqualTo(2);
+                assertThat(header.layoutVersion()).isEqualTo(3);
                 assertThat(header.startTimeMs()).isBetween(before, System.currentTimeMillis());
                 assertThat(header.ownerState()).isEqualTo(OwnerState.OPEN);
                 assertThat(reader.processAlive()).isTrue();

@@ -203,7 +203,7 @@ class DumpCommandTest {
                 l -> assertThat(l).matches("  written   " + ISO),
                 l -> assertThat(l).isEqualTo("  reason    adapter fatal"),
                 l -> assertThat(l).startsWith("  command   ").hasSizeGreaterThan(12),
-                l -> assertThat(l).matches("  RAS file  layout v2, created " + ISO + ", last heartbeat " + ISO + ", file open"));
+                l -> assertThat(l).matches("  RAS file  layout v3, created " + ISO + ", last heartbeat " + ISO + ", file open"));
         assertThat(lines).containsSubsequence(
                 "state:",
                 "  adapter iwarp0@127.0.1.1",

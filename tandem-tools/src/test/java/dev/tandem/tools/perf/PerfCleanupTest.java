@@ -162,7 +162,8 @@ class PerfCleanupTest {
         public DeviceAttributes attributes() {
             DeviceAttributes a = d.attributes();
             return new DeviceAttributes(a.maxQueuePairs(), maxDepth, a.maxSge(), a.maxCqDepth(), a.maxMemoryRegions(),
-                    a.maxMessageSize(), a.maxInlineData(), a.maxIrd(), a.maxOrd(), a.maxPrivateData());
+                    a.maxMessageSize(), a.maxInlineData(), a.maxIrd(), a.maxOrd(), a.maxPrivateData(), a.maxCompletionQueues(),
+                    a.maxSharedReceiveQueues(), a.maxProtectionDomains());
         }
 
         @Override

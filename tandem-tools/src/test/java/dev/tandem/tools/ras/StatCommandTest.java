@@ -59,6 +59,23 @@ class StatCommandTest {
     }
 
     @Test
+    void readsTheCountersOfEveryPageTheFileGrew(@TempDir Path dir) {
+        try (RasFile ras = RasFile.create(RasCli.config(dir))) {
+            int n = 3 * ras.config().counterCapacity() - 10; // the file's own counters and two pages appended
+            for (int i = 0; i < n; i++) {
+                ras.counters().allocate(7, "iwarp0@127.0.1.1 mr " + i + " bytes placed", i).add(i);
+            }
+            assertThat(ras.counters().pageCount()).isEqualTo(3);
+            CliRun.Result r = run("stat", "--dir", dir.toString(), "--json");
+            assertThat(r.exit()).as(r.err()).isZero();
+            Map<String, Object> p = single(MiniJson.object(r.out()).get("processes"));
+            assertThat(p).containsEntry("counters_total", (double) n);
+            assertThat(maps(p.get("counters")).getLast()).containsEntry("label", "iwarp0@127.0.1.1 mr " + (n - 1) + " bytes placed")
+                    .containsEntry("value", (double) (n - 1)).containsEntry("id", (double) (n - 1));
+        }
+    }
+
+    @Test
     void filtersByLabelTextAndType(@TempDir Path dir) {
         try (RasFile ras = withCounters(dir)) {
             CliRun.Result r = run("stat", "--dir", dir.toString(), "--pid", String.valueOf(ras.pid()), "--filter", "bytes", "--filter", "SEND",
