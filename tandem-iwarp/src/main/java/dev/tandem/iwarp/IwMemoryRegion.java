@@ -13,7 +13,8 @@ import java.nio.ByteBuffer;
 final class IwMemoryRegion implements MemoryRegion {
     private final IwProtectionDomain pd;
     private final MemorySegment segment;
-    final StagEntry entry;
+    /** The current STag's entry; reregister replaces it. */
+    volatile StagEntry entry;
     /** The whole segment as a buffer; the engine works on duplicates of it. */
     final ByteBuffer buffer;
     private volatile boolean closed;
@@ -39,7 +40,6 @@ final class IwMemoryRegion implements MemoryRegion {
         entry.base = 0;
         entry.length = segment.byteSize();
         entry.access = access;
-        entry.key = 0;
         try {
             this.counters = new MrCounters(pd.device().ras(), entry.stag());
         } catch (RuntimeException e) {
@@ -91,11 +91,14 @@ final class IwMemoryRegion implements MemoryRegion {
     private synchronized int reregisterInside(int access) {
         checkOpen();
         Access.validate(access);
-        entry.valid = false;
-        entry.access = access;
-        entry.key = (entry.key + 1) & 0xFF;
-        entry.valid = true;
-        return entry.stag();
+        StagEntry fresh = pd.device().stags().reissue(entry);
+        fresh.region = this;
+        fresh.base = 0;
+        fresh.length = segment.byteSize();
+        fresh.access = access;
+        entry = fresh;
+        fresh.valid = true;
+        return fresh.stag();
     }
 
     @Override

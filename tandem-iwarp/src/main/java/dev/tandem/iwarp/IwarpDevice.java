@@ -65,7 +65,7 @@ public final class IwarpDevice implements RdmaDevice {
     private final IwarpConfig config;
     private final String name;
     private final int maxUlpdu;
-    private final StagTable stags = new StagTable(ATTRIBUTES.maxMemoryRegions() + 1);
+    private final StagTable stags = new StagTable(ATTRIBUTES.maxMemoryRegions(), new StagSource());
     private final LinkedBlockingQueue<AsyncEvent> events = new LinkedBlockingQueue<>(MAX_EVENTS);
     private final AtomicInteger qpNumbers = new AtomicInteger(1);
     private final AtomicBoolean progressLock = new AtomicBoolean();

@@ -6,10 +6,10 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
 /**
- * One slot of the adapter's STag table: the state a peer's tagged access is checked against.
- * A region entry is fixed at registration (its key and rights change only by reregister); a window
- * entry changes with every bind and invalidate. Fields are volatile: written by verbs on application
- * threads, read by the engine.
+ * One live STag of the adapter's {@link StagTable}: the state a peer's tagged access is checked
+ * against. A region entry is fixed at registration (reregister replaces it with an entry under a
+ * fresh STag); a window entry keeps its index and changes its key and range with every bind.
+ * Fields are volatile: written by verbs on application threads, read by the engine.
  */
 final class StagEntry {
     final int index;

@@ -5,41 +5,72 @@ import dev.tandem.verbs.QueueFullException;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * The adapter's STag index space: index → {@link StagEntry}. Index 0 is never used so that a
- * zero STag is always invalid. Lookups are lock-free; allocation and release are rare and locked.
+ * The adapter's live STags: index → {@link StagEntry}, for any 24-bit index its {@link StagSource}
+ * (or, later, the node's) chooses, at most {@code capacity} at once. Index 0 is never live, so a
+ * zero STag is always invalid.
+ *
+ * <p>Lookups run on the engine's hot path and take no lock: open addressing with linear probing
+ * over an array at most three quarters full (live entries and tombstones), published whole; a
+ * probe ends at an empty slot. Allocation and release are rare and locked; when tombstones pile
+ * up, the array is rebuilt without them and the new one published, while lookups in flight finish
+ * on the old one (an entry released meanwhile is already invalid).
  */
 final class StagTable {
-    private final AtomicReferenceArray<StagEntry> entries;
-    private int next = 1;
+    /** Marks a released slot: probes go past it; its index matches no STag. */
+    private static final StagEntry TOMBSTONE = new StagEntry(-1, null, false);
+
+    private final int capacity;
+    private final StagSource source;
+    private volatile AtomicReferenceArray<StagEntry> slots;
     private int live;
+    private int tombstones;
 
-    StagTable(int capacity) {
-        entries = new AtomicReferenceArray<>(capacity);
-    }
-
-    int capacity() {
-        return entries.length();
-    }
-
-    synchronized StagEntry allocate(IwProtectionDomain pd, boolean window) {
-        int n = entries.length();
-        for (int i = 0; i < n; i++) {
-            int idx = next;
-            next = next + 1 >= n ? 1 : next + 1;
-            if (idx != 0 && entries.get(idx) == null) {
-                StagEntry e = new StagEntry(idx, pd, window);
-                entries.set(idx, e);
-                live++;
-                return e;
-            }
+    StagTable(int capacity, StagSource source) {
+        if (capacity < 1 || capacity > 1 << 22) {
+            throw new IllegalArgumentException("STag table capacity " + capacity + " is outside 1.." + (1 << 22));
         }
-        throw new QueueFullException("all " + (n - 1) + " STag indices of the adapter are in use; deregister regions or windows first");
+        this.capacity = capacity;
+        this.source = source;
+        this.slots = new AtomicReferenceArray<>(Integer.highestOneBit(capacity) << 2);
     }
 
+    /** How many entries may be live at once. */
+    int capacity() {
+        return capacity;
+    }
+
+    /** A new entry with the next STag of the source. */
+    synchronized StagEntry allocate(IwProtectionDomain pd, boolean window) {
+        checkRoom();
+        return place(source.next(this::contains), pd, window);
+    }
+
+    /**
+     * Releases {@code old} and puts a new entry with a fresh STag in its place, for reregister:
+     * never refused for want of room, and the old STag stops working before the new one exists.
+     */
+    synchronized StagEntry reissue(StagEntry old) {
+        release(old);
+        return place(source.next(this::contains), old.pd, old.window);
+    }
+
+    /** Invalidates {@code e}, removes it and gives its STag back to the source; twice is harmless. */
     synchronized void release(StagEntry e) {
         e.valid = false;
-        if (entries.compareAndSet(e.index, e, null)) {
-            live--;
+        AtomicReferenceArray<StagEntry> a = slots;
+        int mask = a.length() - 1;
+        for (int i = hash(e.index, mask); ; i = (i + 1) & mask) {
+            StagEntry s = a.get(i);
+            if (s == null) {
+                return;
+            }
+            if (s == e) {
+                a.set(i, TOMBSTONE);
+                live--;
+                tombstones++;
+                source.release(e.stag());
+                return;
+            }
         }
     }
 
@@ -47,9 +78,85 @@ final class StagTable {
         return live;
     }
 
-    /** The entry at the STag's index, or null; the caller checks key, validity and rights. */
+    /** The entry at the STag's index, or null; the caller checks key, validity and rights. Lock-free. */
     StagEntry lookup(int stag) {
-        int idx = stag >>> 8;
-        return idx < entries.length() ? entries.get(idx) : null;
+        int index = stag >>> 8;
+        AtomicReferenceArray<StagEntry> a = slots;
+        int mask = a.length() - 1;
+        for (int i = hash(index, mask); ; i = (i + 1) & mask) {
+            StagEntry e = a.get(i);
+            if (e == null || e.index == index) {
+                return e;
+            }
+        }
+    }
+
+    /**
+     * A new entry for {@code stag}, chosen by the caller's source: its index must not be live.
+     *
+     * @throws QueueFullException when {@code capacity} entries are live
+     */
+    synchronized StagEntry insert(int stag, IwProtectionDomain pd, boolean window) {
+        int index = stag >>> 8;
+        if (index == 0 || contains(index)) {
+            throw new IllegalArgumentException("STag index " + index + " is 0 or live; the source must choose another");
+        }
+        checkRoom();
+        return place(stag, pd, window);
+    }
+
+    private StagEntry place(int stag, IwProtectionDomain pd, boolean window) {
+        int index = stag >>> 8;
+        if (live + tombstones + 1 > slots.length() / 4 * 3) {
+            rebuild();
+        }
+        StagEntry e = new StagEntry(index, pd, window);
+        e.key = stag & 0xFF;
+        AtomicReferenceArray<StagEntry> a = slots;
+        int mask = a.length() - 1;
+        int i = hash(index, mask);
+        while (a.get(i) != null && a.get(i) != TOMBSTONE) {
+            i = (i + 1) & mask;
+        }
+        if (a.get(i) == TOMBSTONE) {
+            tombstones--;
+        }
+        a.set(i, e);
+        live++;
+        return e;
+    }
+
+    private boolean contains(int index) {
+        return index != 0 && lookup(index << 8) != null;
+    }
+
+    private void checkRoom() {
+        if (live >= capacity) {
+            throw new QueueFullException("all " + capacity + " STag indices of the adapter are in use; deregister regions or windows first");
+        }
+    }
+
+    /** A fresh array with the live entries only, published whole. */
+    private void rebuild() {
+        AtomicReferenceArray<StagEntry> old = slots;
+        AtomicReferenceArray<StagEntry> fresh = new AtomicReferenceArray<>(old.length());
+        int mask = fresh.length() - 1;
+        for (int j = 0; j < old.length(); j++) {
+            StagEntry e = old.get(j);
+            if (e != null && e != TOMBSTONE) {
+                int i = hash(e.index, mask);
+                while (fresh.get(i) != null) {
+                    i = (i + 1) & mask;
+                }
+                fresh.set(i, e);
+            }
+        }
+        slots = fresh;
+        tombstones = 0;
+    }
+
+    /** Spreads any index pattern (a source's permutation, or sequential ones) over the slots. */
+    private static int hash(int index, int mask) {
+        return (index * 0x9E3779B9) >>> Integer.numberOfLeadingZeros(mask);
     }
 }
