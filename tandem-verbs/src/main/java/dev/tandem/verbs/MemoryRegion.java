@@ -24,8 +24,8 @@ public interface MemoryRegion extends AutoCloseable {
     int rkey();
 
     /**
-     * Re-registers the region with new access rights and the next key (key + 1 mod 256), so that
-     * every rkey a peer still holds stops working. Returns the new STag.
+     * Re-registers the region with new access rights under a fresh STag (lkey and rkey change), so
+     * that every rkey a peer still holds stops working. Returns the new STag.
      */
     int reregister(int access);
 

@@ -1,8 +1,10 @@
 package dev.tandem.verbs;
 
 /**
- * A steering tag: the 32-bit handle of a memory region or window, 24-bit index chosen by the
- * adapter and 8-bit key chosen by the consumer. The lkey and rkey of a region are the same value.
+ * A steering tag: the 32-bit handle of a memory region or window, a 24-bit index and an 8-bit key.
+ * The adapter chooses both for a region (unpredictably, and never the STag of a region deregistered
+ * recently); for a window the consumer chooses the key on each bind. The lkey and rkey of a region
+ * are the same value.
  */
 public final class STag {
     public static final int INDEX_BITS = 24;
