@@ -99,7 +99,8 @@ final class Receiver {
                             return work + 1;
                         }
                         if (header.position() < MIN_HEADER) {
-                            return work;
+                            // an FPDU too short for any DDP header may be all the peer sends: refuse it now
+                            return header.position() >= FpduDescriptor.LENGTH_SIZE && refusedAsTooShort() ? work + 1 : work;
                         }
                         work++;
                     }
@@ -129,7 +130,11 @@ final class Receiver {
                     return work;
                 }
                 if (completed && header.position() < MIN_HEADER) {
-                    // a completion is waiting: let its owner react before another read syscall
+                    // a completion is waiting: let its owner react before another read syscall (but
+                    // refuse at once an FPDU read ahead that is too short for any header)
+                    if (header.position() >= FpduDescriptor.LENGTH_SIZE) {
+                        refusedAsTooShort();
+                    }
                     return work;
                 }
             }
@@ -146,6 +151,9 @@ final class Receiver {
      * straight into its buffer, then pad and CRC. False after a Terminate.
      */
     private boolean beginBody() {
+        if (refusedAsTooShort()) {
+            return false;
+        }
         ByteBuffer h = header;
         ulpdu = h.getShort(0) & 0xFFFF;
         int ddp = h.get(FpduDescriptor.DDP_CONTROL_OFFSET) & 0xFF;
@@ -204,6 +212,26 @@ final class Receiver {
         scatter[scatterCount++] = trailer;
         // every FPDU is at least 20 bytes, so the next one's first 16 bytes are header: read them now
         scatter[scatterCount++] = ahead;
+        return true;
+    }
+
+    /**
+     * Refuses an FPDU whose ULPDU_LENGTH cannot hold even a tagged DDP header (14 bytes): what
+     * follows its length field is its pad and CRC, or the next FPDU, so nothing else in it can be
+     * judged (RFC 5041 section 7.2: a DDP local catastrophic error, the code Tandem gives every
+     * ULPDU shorter than its header). Checked as soon as the length field is in, because such an
+     * FPDU is shorter than the 16 bytes the receiver otherwise waits for and may be all the peer
+     * sends (issue 12, row 12). Linux siw has no length check here: it waits for 16 bytes whatever
+     * the length, then objects to the DDP version of whatever follows. True after the Terminate.
+     */
+    private boolean refusedAsTooShort() {
+        int length = header.getShort(0) & 0xFFFF;
+        if (length >= FpduDescriptor.TAGGED_HEADER_LENGTH) {
+            return false;
+        }
+        ulpdu = length;
+        fault(TerminateCode.DDP_CATASTROPHIC, "ULPDU_LENGTH " + length + " is shorter than any DDP header ("
+                + FpduDescriptor.TAGGED_HEADER_LENGTH + " bytes tagged, " + FpduDescriptor.UNTAGGED_HEADER_LENGTH + " untagged)");
         return true;
     }
 
@@ -476,7 +504,7 @@ final class Receiver {
         boolean withRdmap = !tagged && opcode == RdmapOpcode.READ_REQUEST && bytes >= UNTAGGED_HEADER + ReadRequestDescriptor.LENGTH;
         int quoted = Math.min(bytes - 2, ddpLength + (withRdmap ? ReadRequestDescriptor.LENGTH : 0));
         byte[] offending = null;
-        if (quoted >= ddpLength) {
+        if (quoted >= ddpLength && ulpdu >= ddpLength) {
             offending = new byte[quoted];
             header.get(2, offending, 0, quoted);
         }

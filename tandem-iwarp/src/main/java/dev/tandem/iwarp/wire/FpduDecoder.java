@@ -153,10 +153,12 @@ public final class FpduDecoder {
             }
         }
 
-        // DDP.
-        if (ulpduLength < FpduDescriptor.LENGTH_SIZE) {
+        // DDP. A ULPDU shorter than the smallest (tagged) DDP header is refused before its control
+        // bytes are read, as the engine refuses it: it cannot be any DDP segment.
+        if (ulpduLength < FpduDescriptor.TAGGED_HEADER_LENGTH) {
             throw new FpduFormatException(TerminateCode.DDP_CATASTROPHIC, offset,
-                    "ULPDU_LENGTH " + ulpduLength + " cannot hold the DDP and RDMAP control bytes");
+                    "ULPDU_LENGTH " + ulpduLength + " is shorter than any DDP header (" + FpduDescriptor.TAGGED_HEADER_LENGTH
+                            + " bytes tagged)");
         }
         int ddpControl = b[offset + FpduDescriptor.DDP_CONTROL_OFFSET] & 0xFF;
         int rdmapControl = b[offset + FpduDescriptor.RDMAP_CONTROL_OFFSET] & 0xFF;

@@ -182,6 +182,23 @@ class FpduDecoderMalformedTest {
         assertThat(e.offset()).isEqualTo(mark);
     }
 
+    /**
+     * Issue 12, row 12: a ULPDU shorter than any DDP header is a DDP catastrophic error whatever its
+     * first bytes say (here a DDP version of 0), as the engine answers it: they cannot be a header.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {2, 4, 13})
+    void ulpduShorterThanAnyHeaderIsRefusedBeforeItsControlBytes(int length) {
+        FpduBuilder b = prefix(true);
+        int mark = b.size();
+        byte[] s = b.frame(Arrays.copyOf(FpduBuilder.tagged(0xC0, 0x00, 7, 0, new byte[0]), length)).bytes();
+
+        FpduFormatException e = failure(s, true);
+
+        assertThat(e.code()).isEqualTo(TerminateCode.DDP_CATASTROPHIC);
+        assertThat(e.offset()).isEqualTo(mark);
+    }
+
     @Test
     void headerOnlySegmentsAreValid() {
         byte[] s = FpduBuilder.reply(true, 0, 0).send(1, new byte[0]).write(9, 0, true, new byte[0]).bytes();

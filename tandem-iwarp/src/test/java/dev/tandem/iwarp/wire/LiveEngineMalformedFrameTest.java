@@ -97,6 +97,18 @@ class LiveEngineMalformedFrameTest {
                 p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.untagged(0x41, 0x43, 5, 0, 1, 0, payload(32))).bytes()),
         ULPDU_SHORTER_THAN_HEADER(TerminateCode.DDP_CATASTROPHIC, QP_FATAL, 64,
                 p -> FpduBuilder.fpdus(p.crc()).frame(Arrays.copyOf(FpduBuilder.untagged(0x41, 0x43, 0, 0, 1, 0, new byte[0]), 10)).bytes()),
+        /** Issue 12, row 12: an 8-byte FPDU (length 0, pad, CRC) is refused at once, not read as the start of a 16-byte header. */
+        ULPDU_LENGTH_ZERO(TerminateCode.DDP_CATASTROPHIC, QP_FATAL, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(new byte[0]).bytes()),
+        /** An 8-byte FPDU whose ULPDU holds only the two control bytes of a Send. */
+        ULPDU_LENGTH_TWO(TerminateCode.DDP_CATASTROPHIC, QP_FATAL, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(Arrays.copyOf(FpduBuilder.untagged(0x41, 0x43, 0, 0, 1, 0, new byte[0]), 2)).bytes()),
+        /**
+         * An 8-byte FPDU whose one ULPDU byte looks like a tagged DDP control byte, with a valid Send
+         * behind it in the same write: refused as too short, not read as a header, and nothing quoted.
+         */
+        ULPDU_LENGTH_ONE_THEN_SEND(TerminateCode.DDP_CATASTROPHIC, QP_FATAL, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(new byte[] {(byte) 0xC1}).send(1, payload(32)).bytes()),
         WRITE_UNKNOWN_STAG(TerminateCode.DDP_TAGGED_INVALID_STAG, QP_ACCESS_ERROR, 64,
                 p -> FpduBuilder.fpdus(p.crc()).write(UNKNOWN_STAG, 0, true, payload(32)).bytes()),
         WRITE_WRONG_KEY(TerminateCode.DDP_TAGGED_INVALID_STAG, QP_ACCESS_ERROR, 64,
