@@ -256,6 +256,11 @@ final class Receiver {
     }
 
     private boolean placeWrite(int stag, long to) {
+        if (payloadLength == 0) {
+            // nothing to place, so no STag to check (IBA C9-88; siw_proc_write returns before it looks
+            // the STag up): a zero-length Write is accepted with any STag and TO (issue 12, row 9)
+            return true;
+        }
         StagEntry e = qp.device().stags().lookup(stag);
         TerminateCode err = checkTagged(e, stag, to, payloadLength, Access.REMOTE_WRITE, false);
         if (err != null) {
@@ -274,7 +279,8 @@ final class Receiver {
         WorkRequest.RdmaRead read = (WorkRequest.RdmaRead) qp.sendQueue().request(c.orq.peek());
         Sge sink = read.sgl().get(0);
         IwMemoryRegion region = (IwMemoryRegion) sink.region();
-        if (stag != region.lkey() || !region.isValid()) {
+        // a zero-length response places nothing: only its STag and TO are checked (as siw_proc_rresp)
+        if (stag != region.lkey() || (payloadLength > 0 && !region.isValid())) {
             if (!region.isClosed()) {
                 region.counters().accessFault();
             }
@@ -473,8 +479,10 @@ final class Receiver {
         int sourceStag = header.getInt(base + ReadRequestDescriptor.SOURCE_STAG_OFFSET);
         long sourceTo = header.getLong(base + ReadRequestDescriptor.SOURCE_TO_OFFSET);
         expectedReadMsn++;
-        StagEntry e = qp.device().stags().lookup(sourceStag);
-        TerminateCode err = checkTagged(e, sourceStag, sourceTo, size, Access.REMOTE_READ, true);
+        // a zero-length Read reads nothing, so its source STag is not checked (IBA C9-88; siw answers it
+        // with a Read Response of no SGE, which its transmitter does not check): any STag and TO will do
+        StagEntry e = size == 0 ? null : qp.device().stags().lookup(sourceStag);
+        TerminateCode err = size == 0 ? null : checkTagged(e, sourceStag, sourceTo, size, Access.REMOTE_READ, true);
         if (err != null) {
             countFault(e);
             return fault(err, "RDMA Read Request of " + size + " bytes from STag " + dev.tandem.verbs.STag.format(sourceStag) + " at TO " + sourceTo);
@@ -489,7 +497,9 @@ final class Receiver {
         entry.source = e;
         entry.sourceOffset = sourceTo;
         entry.sent = 0;
-        e.region.counters().remoteAccess();
+        if (e != null) {
+            e.region.counters().remoteAccess();
+        }
         c.irq.publish();
         qp.counters().received(RdmapOpcode.READ_REQUEST, 0);
         c.tx.poll();

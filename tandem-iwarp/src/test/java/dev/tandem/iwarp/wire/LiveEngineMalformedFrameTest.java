@@ -265,6 +265,39 @@ class LiveEngineMalformedFrameTest {
         }
     }
 
+    /**
+     * Issue 12, row 9 on the wire: zero-length RDMA Writes to an STag that names nothing (at a TO
+     * no region has) and to a region without remote write are accepted, as siw accepts them (it
+     * checks no STag for a Write without data): no Terminate, the QP stays in RTS, and the Send
+     * behind them is delivered. A zero-length Read Request of such an STag is answered with a
+     * zero-length Read Response to the peer's sink (siw builds it with no SGE to check).
+     */
+    @ParameterizedTest(name = "crc={0}")
+    @ValueSource(booleans = {true, false})
+    void zeroLengthWritesAndReadsNeedNoValidStag(boolean crc) {
+        try (Rig rig = new Rig(crc); RawPeer peer = RawPeer.connect(RAW_IP, rig.server.address())) {
+            Responder.Accepted a = rig.connectRaw(peer);
+            a.qp().postReceive(new ReceiveRequest(1, new Sge(a.region(), 4096, 64)));
+            peer.send(FpduBuilder.fpdus(crc).write(UNKNOWN_STAG, 1L << 40, true, new byte[0]).write(a.readOnly().rkey(), 0, true, new byte[0])
+                    .send(1, payload(20)).bytes());
+            WorkCompletion r = Responder.awaitCompletion(a.cq(), "the Send behind two zero-length Writes");
+            assertThat(r.status()).as(r.toString()).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(r.byteLength()).isEqualTo(20);
+
+            peer.send(FpduBuilder.fpdus(crc).readRequest(1, PEER_SINK_STAG, PEER_SINK_TO, 0, UNKNOWN_STAG, 1L << 40).bytes());
+            byte[] response = peer.readFpdu("zero-length Read Response");
+            Fpdu f = FpduDecoder.decodeFpdu(response, 0, response.length, crc ? FpduDecoder.CrcMode.VERIFY : FpduDecoder.CrcMode.NOT_USED);
+            assertThat(f.opcode()).as(f.describe()).isEqualTo(RdmapOpcode.READ_RESPONSE);
+            assertThat(f.last()).as(f.describe()).isTrue();
+            assertThat(f.stag()).isEqualTo(PEER_SINK_STAG);
+            assertThat(f.to()).isEqualTo(PEER_SINK_TO);
+            assertThat(f.payloadLength()).isZero();
+            assertThat(a.qp().state()).isEqualTo(QpState.RTS);
+            assertThat(rig.server.drainEvents()).noneMatch(ev -> ev.resource() == a.qp() && ev.type() != AsyncEventType.COMMUNICATION_ESTABLISHED);
+            rig.assertGoodConnectionServes("after zero-length Writes and a zero-length Read of an STag that names nothing");
+        }
+    }
+
     // ------------------------------------------------------------------------------------------
 
     /**

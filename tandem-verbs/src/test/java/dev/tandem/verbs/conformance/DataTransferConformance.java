@@ -2,8 +2,10 @@ package dev.tandem.verbs.conformance;
 
 import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.ReceiveRequest;
 import dev.tandem.verbs.MemoryRegion;
+import dev.tandem.verbs.STag;
 import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkCompletion;
 import dev.tandem.verbs.WorkRequest;
@@ -14,6 +16,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 
 import static dev.tandem.verbs.CompletionOpcode.RDMA_READ;
@@ -329,5 +332,67 @@ public abstract class DataTransferConformance extends ConformanceBase {
                         + ", expected 0x" + Integer.toHexString(expected[from + i] & 0xFF));
             }
         }
+    }
+    // ---------------------------------------------------------------- issue 12: zero-length transfers
+
+    /**
+     * Issue 12, row 9: a zero-length RDMA Write (no SGE, or one of length 0) carries no data, so the
+     * responder checks no STag for it (IBA C9-88, siw): any rkey and offset complete SUCCESS, nothing
+     * is written, and the connection goes on.
+     */
+    @Test
+    void zeroLengthRdmaWritesNeedNoValidRkey() {
+        ConnectedPair pair = connectedPair();
+        int neverIssued = 0; // index 0 is never a live STag
+        int wrongKey = STag.of(STag.index(pair.active().peerRkey()), (STag.key(pair.active().peerRkey()) + 1) & 0xFF);
+        pair.active().qp.postSend(new WorkRequest.RdmaWrite(1, List.of(), 0, neverIssued, SIGNALED));
+        pair.active().qp.postSend(new WorkRequest.RdmaWrite(2, sge(pair.active().region, 100, 0), 1L << 40, wrongKey, SIGNALED));
+        pair.active().qp.postSend(new WorkRequest.RdmaWrite(3, List.of(), pair.active().peerLength() + 4096, pair.active().peerRkey(),
+                SIGNALED));
+        assertConnectionCarriesOn(pair, 3, "three zero-length RDMA Writes with an rkey or offset no Write of data could use");
+    }
+
+    /**
+     * A zero-length RDMA Read is answered with a zero-length Read Response without checking the
+     * source STag either (IBA C9-88; siw builds the response with no SGE to check).
+     */
+    @Test
+    void zeroLengthRdmaReadNeedsNoValidRkey() {
+        ConnectedPair pair = connectedPair();
+        Bytes.fill(pair.active().mem(), 0, 64, 19);
+        pair.active().qp.postSend(new WorkRequest.RdmaRead(1, sge(pair.active().region, 0, 0), 1L << 40, 0, SIGNALED));
+        WorkCompletion read = awaitCompletion(pair.active().cq, "the zero-length Read");
+        assertCompletion(read, 1, SUCCESS, RDMA_READ, "zero-length RDMA Read of STag 0");
+        assertEquals(0, read.byteLength(), "byteLength of a zero-length Read: " + read);
+        Bytes.assertPattern(pair.active().mem(), 0, 64, 19, "the zero-length Read's sink is untouched");
+        assertConnectionCarriesOn(pair, 0, "a zero-length RDMA Read of STag 0");
+    }
+
+    /**
+     * Awaits {@code writes} successful RDMA Write completions (wrIds 1..writes), then proves the
+     * connection healthy with a Send both ways; the passive region stays zero where nothing was sent.
+     */
+    private void assertConnectionCarriesOn(ConnectedPair pair, int writes, String after) {
+        for (WorkCompletion wc : awaitCompletions(pair.active().cq, writes, "completions of " + after)) {
+            assertEquals(SUCCESS, wc.status(), after + ": " + wc);
+            assertEquals(RDMA_WRITE, wc.opcode(), after + ": " + wc);
+        }
+        postReceive(pair.passive(), 50, 60000, 64);
+        postReceive(pair.active(), 51, 60000, 64);
+        Bytes.fill(pair.active().mem(), 8192, 16, 7);
+        Bytes.fill(pair.passive().mem(), 8192, 16, 8);
+        postSend(pair.active(), 52, 8192, 16, SIGNALED);
+        postSend(pair.passive(), 53, 8192, 16, SIGNALED);
+        Map<Long, WorkCompletion> active = byWrId(awaitCompletions(pair.active().cq, 2, "the active side's Send and Receive after " + after));
+        assertCompletion(active.get(52L), 52, SUCCESS, SEND, "active Send after " + after);
+        assertReceived(active.get(51L), 51, 16, pair.active().qp, "active receive after " + after);
+        Map<Long, WorkCompletion> passive = byWrId(awaitCompletions(pair.passive().cq, 2, "the passive side's Send and Receive after " + after));
+        assertReceived(passive.get(50L), 50, 16, pair.passive().qp, "passive receive after " + after);
+        assertCompletion(passive.get(53L), 53, SUCCESS, SEND, "passive Send after " + after);
+        Bytes.assertPattern(pair.active().mem(), 60000, 16, 8, "the peer's Send after " + after);
+        Bytes.assertPattern(pair.passive().mem(), 60000, 16, 7, "the Send after " + after);
+        Bytes.assertFilled(pair.passive().mem(), 0, 8192, (byte) 0, "passive region where nothing was written");
+        assertEquals(QpState.RTS, pair.active().qp.state(), "the requester after " + after);
+        assertEquals(QpState.RTS, pair.passive().qp.state(), "the responder after " + after);
     }
 }
