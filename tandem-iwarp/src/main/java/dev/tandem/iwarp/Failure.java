@@ -43,6 +43,15 @@ record Failure(TerminateCode terminate, int segmentLength, byte[] offending, boo
         return new Failure(null, 0, null, false, null, 0, null, detail);
     }
 
+    /**
+     * This failure raising {@code e} instead of the event its Terminate code implies: a receive
+     * buffer that fails its protection check at placement is answered with a DDP catastrophic
+     * Terminate, yet it is an access error here (siw raises IB_EVENT_QP_ACCESS_ERR for it).
+     */
+    Failure withEvent(AsyncEventType e) {
+        return new Failure(terminate, segmentLength, offending, rdmapIncluded, headStatus, vendorError, e, detail);
+    }
+
     static CompletionStatus statusFor(TerminateCode code) {
         if (code.isProtectionError() || code == TerminateCode.RDMAP_ACCESS_RIGHTS) {
             return CompletionStatus.REM_ACCESS_ERR;

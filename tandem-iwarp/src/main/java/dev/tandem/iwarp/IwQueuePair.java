@@ -484,10 +484,24 @@ final class IwQueuePair implements QueuePair {
 
     /** Moves to ERROR once: Terminate or close, flush both queues, raise the event. */
     void fail(Failure f) {
+        fail(f, null);
+    }
+
+    /**
+     * As {@link #fail(Failure)}; {@code inProgress} (if not null) completes the receive the engine
+     * had taken from the queue, the oldest one, right after the error is logged and before the
+     * queued receives are flushed, so that receives complete in posting order and after the log
+     * entry. It runs even when the QP was in ERROR already.
+     */
+    void fail(Failure f, Runnable inProgress) {
         QpState prev = state.getAndSet(QpState.ERROR);
         if (prev == QpState.ERROR) {
+            if (inProgress != null) {
+                inProgress.run();
+            }
             return;
         }
+
         trace(TraceLevel.RARE, AdapterRas.QP_ERROR, prev.ordinal(), f.vendorError(), f.detail());
         if (f.event() != null && f.event() != AsyncEventType.DISCONNECTED) {
             // posted before the flush, so a thread that sees a flushed completion also sees the error
@@ -508,6 +522,9 @@ final class IwQueuePair implements QueuePair {
             }
         }
         flushSendQueue(f.headStatus(), f.vendorError());
+        if (inProgress != null) {
+            inProgress.run();
+        }
         flushReceives();
         if (f.event() != null) {
             device.raise(f.event(), this, f.detail());

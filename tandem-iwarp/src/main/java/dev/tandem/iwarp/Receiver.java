@@ -310,12 +310,8 @@ final class Receiver {
             }
         }
         if (received + payloadLength > receive.length()) {
-            ReceiveRequest r = receive;
-            receive = null;
-            qp.completeReceive(r, CompletionStatus.LOC_LEN_ERR, received + payloadLength, 0, 0,
-                    TerminateCode.DDP_UNTAGGED_TOO_LONG.bits());
             return fault(TerminateCode.DDP_UNTAGGED_TOO_LONG, "Send of at least " + (received + payloadLength)
-                    + " bytes for a receive buffer of " + receive(r));
+                    + " bytes for a receive buffer of " + receive(receive), CompletionStatus.LOC_LEN_ERR, received + payloadLength, 0, null);
         }
         scatterReceive(receive.sgl(), received, payloadLength);
         return true;
@@ -436,7 +432,7 @@ final class Receiver {
                 if (received != null) {
                     qp.device().ras().terminateReceived(received);
                 }
-                qp.fail(Failure.received(TerminateCode.fromBits(bits), bits));
+                qp.fail(Failure.received(TerminateCode.fromBits(bits), bits), inProgress(CompletionStatus.WR_FLUSH_ERR, 0, 0, 0));
                 yield false;
             }
             default -> deliverSend();
@@ -453,19 +449,19 @@ final class Receiver {
             return true;
         }
         expectedSendMsn++;
-        ReceiveRequest r = receive;
-        receive = null;
         int flags = RdmapOpcode.isSolicited(opcode) ? WorkCompletion.FLAG_SOLICITED : 0;
         int invalidated = 0;
         if (RdmapOpcode.invalidates(opcode)) {
             invalidated = header.getInt(FpduDescriptor.UNTAGGED_INVALIDATE_STAG_OFFSET);
             if (!qp.remoteInvalidate(invalidated)) {
-                qp.completeReceive(r, CompletionStatus.LOC_PROT_ERR, received, flags, 0, TerminateCode.RDMAP_CANNOT_INVALIDATE_PROTECTION.bits());
                 return fault(TerminateCode.RDMAP_CANNOT_INVALIDATE_PROTECTION, "Send with Invalidate names STag "
-                        + dev.tandem.verbs.STag.format(invalidated) + ", which this QP may not invalidate");
+                        + dev.tandem.verbs.STag.format(invalidated) + ", which this QP may not invalidate",
+                        CompletionStatus.LOC_PROT_ERR, received, flags, null);
             }
             flags |= WorkCompletion.FLAG_INVALIDATED;
         }
+        ReceiveRequest r = receive;
+        receive = null;
         qp.counters().received(opcode, received);
         qp.completeReceive(r, CompletionStatus.SUCCESS, received, flags, invalidated, 0);
         return true;
@@ -506,8 +502,19 @@ final class Receiver {
         return true;
     }
 
-    /** Answers a fault in the peer's stream with a Terminate quoting the offending headers. */
+    /** Answers a fault in the peer's stream with a Terminate quoting the offending headers; the Receive being filled is flushed. */
     private boolean fault(TerminateCode code, String what) {
+        return fault(code, what, CompletionStatus.WR_FLUSH_ERR, 0, 0, null);
+    }
+
+    /**
+     * Answers a fault in the peer's stream with a Terminate quoting the offending headers. The
+     * Receive being filled, if any, completes with {@code status} ({@code length} bytes, {@code flags},
+     * the Terminate as vendor error unless flushed) once the QP has failed and logged the error, and
+     * before the queued Receives are flushed. {@code event} replaces the async event the code implies
+     * (null: keep it). False, always.
+     */
+    private boolean fault(TerminateCode code, String what, CompletionStatus status, long length, int flags, AsyncEventType event) {
         int bytes = header.position();
         boolean tagged = bytes > FpduDescriptor.DDP_CONTROL_OFFSET && (header.get(FpduDescriptor.DDP_CONTROL_OFFSET) & FpduDescriptor.DDP_TAGGED) != 0;
         int ddpLength = tagged ? FpduDescriptor.TAGGED_HEADER_LENGTH : FpduDescriptor.UNTAGGED_HEADER_LENGTH;
@@ -522,9 +529,24 @@ final class Receiver {
         if (code == TerminateCode.LLP_CRC) {
             qp.device().ras().crcErrors.incrementAtomic();
         }
-        flushReceive(CompletionStatus.WR_FLUSH_ERR);
-        qp.fail(Failure.detected(code, ulpdu, offending, withRdmap, what));
+        Failure f = Failure.detected(code, ulpdu, offending, withRdmap, what);
+        qp.fail(event == null ? f : f.withEvent(event),
+                inProgress(status, length, flags, status == CompletionStatus.WR_FLUSH_ERR ? 0 : code.bits()));
         return false;
+    }
+
+    /**
+     * Takes the Receive being filled, if any, for {@link IwQueuePair#fail(Failure, Runnable)} to
+     * complete after the error is logged and before the queued Receives are flushed (Receives
+     * complete in the order they were posted); null when there is none.
+     */
+    private Runnable inProgress(CompletionStatus status, long length, int flags, int vendorError) {
+        ReceiveRequest r = receive;
+        if (r == null) {
+            return null;
+        }
+        receive = null;
+        return () -> qp.completeReceive(r, status, length, flags, 0, vendorError);
     }
 
     private void flushReceive(CompletionStatus status) {
@@ -537,8 +559,8 @@ final class Receiver {
 
     private void endOfStream() {
         boolean clean = !inBody && header.position() == 0;
-        flushReceive(CompletionStatus.WR_FLUSH_ERR);
         qp.fail(Failure.lost(clean ? AsyncEventType.DISCONNECTED : AsyncEventType.QP_FATAL,
-                clean ? "peer closed the connection" : "peer closed the connection in the middle of an FPDU"));
+                clean ? "peer closed the connection" : "peer closed the connection in the middle of an FPDU"),
+                inProgress(CompletionStatus.WR_FLUSH_ERR, 0, 0, 0));
     }
 }

@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
@@ -295,6 +296,41 @@ class LiveEngineMalformedFrameTest {
             assertThat(a.qp().state()).isEqualTo(QpState.RTS);
             assertThat(rig.server.drainEvents()).noneMatch(ev -> ev.resource() == a.qp() && ev.type() != AsyncEventType.COMMUNICATION_ESTABLISHED);
             rig.assertGoodConnectionServes("after zero-length Writes and a zero-length Read of an STag that names nothing");
+        }
+    }
+
+    /**
+     * A Terminate from the peer in the middle of a Send: the Receive that Send was filling is the
+     * oldest, so it is flushed first, then the Receive queued behind it (Receives complete in the
+     * order they were posted).
+     */
+    @ParameterizedTest(name = "crc={0}")
+    @ValueSource(booleans = {true, false})
+    void aTerminateInTheMiddleOfASendFlushesTheReceivesInPostingOrder(boolean crc) {
+        try (Rig rig = new Rig(crc); RawPeer peer = RawPeer.connect(RAW_IP, rig.server.address())) {
+            Responder.Accepted a = rig.connectRaw(peer);
+            a.qp().postReceive(new ReceiveRequest(1, new Sge(a.region(), 0, 128)));
+            a.qp().postReceive(new ReceiveRequest(2, new Sge(a.region(), 128, 128)));
+            byte[] first = payload(64);
+            peer.send(FpduBuilder.fpdus(crc).frame(FpduBuilder.untagged(0x01, 0x43, 0, 0, 1, 0, first)).bytes());
+            awaitBytes(a.region().segment(), 0, first, "the first segment of the Send");
+            peer.send(FpduBuilder.fpdus(crc).terminate(1, TerminateCode.RDMAP_CATASTROPHIC_STREAM.bits() << 16).bytes());
+            WorkCompletion w1 = Responder.awaitCompletion(a.cq(), "the first flushed Receive");
+            WorkCompletion w2 = Responder.awaitCompletion(a.cq(), "the second flushed Receive");
+            assertThat(List.of(w1.wrId(), w2.wrId())).as("flushed in posting order: %s, %s", w1, w2).containsExactly(1L, 2L);
+            assertThat(List.of(w1.status(), w2.status())).containsOnly(CompletionStatus.WR_FLUSH_ERR);
+            assertThat(a.qp().state()).isEqualTo(QpState.ERROR);
+        }
+    }
+
+    /** Waits (bounded) until {@code expected} lies at {@code offset} of {@code s}. */
+    private static void awaitBytes(MemorySegment s, long offset, byte[] expected, String what) {
+        long deadline = System.nanoTime() + RawPeer.WAIT.toNanos();
+        while (!Arrays.equals(bytes(s, offset, expected.length), expected)) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError(what + " was not placed within " + RawPeer.WAIT);
+            }
+            LockSupport.parkNanos(200_000);
         }
     }
 
