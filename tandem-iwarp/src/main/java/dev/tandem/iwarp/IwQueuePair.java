@@ -1,5 +1,6 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.iwarp.wire.TerminateCode;
 import dev.tandem.verbs.Access;
 import dev.tandem.ras.TraceComponent;
 import dev.tandem.ras.TraceLevel;
@@ -418,19 +419,35 @@ final class IwQueuePair implements QueuePair {
     }
 
     /**
-     * A peer's Send with Invalidate: allowed for a valid region of this QP's PD, or a window of
-     * this PD bound to this QP.
+     * A peer's Send with Invalidate (RFC 5040 section 5.1): invalidates {@code stag} and returns
+     * null, or returns the Terminate that refuses it, as Linux siw's {@code siw_invalidate_stag}
+     * decides (issue 12, rows 10 and 11):
+     * <ul>
+     * <li>an STag this adapter never issued (no live entry at its index, or one with another key:
+     *     a different STag) cannot be invalidated: {@link TerminateCode#RDMAP_CANNOT_INVALIDATE},
+     *     a remote operation error (siw: {@code -EINVAL});
+     * <li>an STag of another protection domain, or a window of this one bound to another QP, is
+     *     not this stream's to invalidate: {@link TerminateCode#RDMAP_CANNOT_INVALIDATE_PROTECTION},
+     *     a remote protection error (siw: {@code -EACCES}; siw has no windows bound to QPs);
+     * <li>an STag of this PD that is already invalid is invalidated again without error: the verbs
+     *     allow it (siw does not look at the state), and {@link #localInvalidate} accepts it too.
+     * </ul>
+     * Stricter than siw in one point: siw looks an STag up by its index alone, so a stale key would
+     * invalidate the region or window now under that index; here it names nothing.
      */
-    boolean remoteInvalidate(int stag) {
+    TerminateCode remoteInvalidate(int stag) {
         StagEntry e = device.stags().lookup(stag);
-        if (e == null || !e.valid || e.pd != pd || e.key != STag.key(stag) || (e.window && e.boundQp != this)) {
-            return false;
+        if (e == null || e.key != STag.key(stag)) {
+            return TerminateCode.RDMAP_CANNOT_INVALIDATE;
+        }
+        if (e.pd != pd || (e.window && e.boundQp != null && e.boundQp != this)) {
+            return TerminateCode.RDMAP_CANNOT_INVALIDATE_PROTECTION;
         }
         e.valid = false;
         if (e.window) {
             e.boundQp = null;
         }
-        return true;
+        return null;
     }
 
     void sendQueueDrained() {
@@ -501,7 +518,6 @@ final class IwQueuePair implements QueuePair {
             }
             return;
         }
-
         trace(TraceLevel.RARE, AdapterRas.QP_ERROR, prev.ordinal(), f.vendorError(), f.detail());
         if (f.event() != null && f.event() != AsyncEventType.DISCONNECTED) {
             // posted before the flush, so a thread that sees a flushed completion also sees the error

@@ -453,10 +453,13 @@ final class Receiver {
         int invalidated = 0;
         if (RdmapOpcode.invalidates(opcode)) {
             invalidated = header.getInt(FpduDescriptor.UNTAGGED_INVALIDATE_STAG_OFFSET);
-            if (!qp.remoteInvalidate(invalidated)) {
-                return fault(TerminateCode.RDMAP_CANNOT_INVALIDATE_PROTECTION, "Send with Invalidate names STag "
-                        + dev.tandem.verbs.STag.format(invalidated) + ", which this QP may not invalidate",
-                        CompletionStatus.LOC_PROT_ERR, received, flags, null);
+            TerminateCode refused = qp.remoteInvalidate(invalidated);
+            if (refused != null) {
+                // the Receive completes REM_INV_REQ_ERR with its data, as siw_rdmap_complete completes it
+                return fault(refused, "Send with Invalidate names STag " + dev.tandem.verbs.STag.format(invalidated) + ", which "
+                        + (refused == TerminateCode.RDMAP_CANNOT_INVALIDATE ? "this adapter never issued"
+                        : "belongs to another protection domain or is a window bound to another QP"),
+                        CompletionStatus.REM_INV_REQ_ERR, received, flags, null);
             }
             flags |= WorkCompletion.FLAG_INVALIDATED;
         }

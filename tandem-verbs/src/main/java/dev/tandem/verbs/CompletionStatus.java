@@ -17,7 +17,12 @@ public enum CompletionStatus {
     REM_ACCESS_ERR,
     /** The peer could not carry out the operation (e.g. no receive buffer, too long, unexpected opcode). */
     REM_OP_ERR,
-    /** The peer found the request invalid (e.g. invalid opcode, STag cannot be invalidated). */
+    /**
+     * The peer found the request invalid (e.g. invalid opcode, STag cannot be invalidated). At the
+     * responder, also the status of a Receive whose Send with Invalidate named an STag that cannot
+     * be invalidated (never issued, of another protection domain, or a window bound to another QP),
+     * as Linux siw reports it: the data is placed, nothing is invalidated, the connection ends.
+     */
     REM_INV_REQ_ERR,
     /** The transport gave up (connection lost). */
     RETRY_EXC_ERR,

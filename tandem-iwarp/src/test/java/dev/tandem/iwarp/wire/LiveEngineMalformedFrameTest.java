@@ -267,6 +267,66 @@ class LiveEngineMalformedFrameTest {
     }
 
     /**
+     * Issue 12, row 10 on the wire: a Send with Invalidate of an STag this adapter may not
+     * invalidate draws the Terminate siw sends (RDMAP, "STag cannot be invalidated": a remote
+     * operation error for an STag never issued, a remote protection error for one of another PD),
+     * and the Receive completes REM_INV_REQ_ERR (as siw completes it) with that Terminate as its
+     * vendor error and without FLAG_INVALIDATED; the STag of another PD stays valid.
+     */
+    @ParameterizedTest(name = "{0} crc={1}")
+    @MethodSource("invalidateCases")
+    void sendWithInvalidateOfAnStagThatCannotBeInvalidated(String which, boolean crc) {
+        try (Rig rig = new Rig(crc); RawPeer peer = RawPeer.connect(RAW_IP, rig.server.address())) {
+            Responder.Accepted a = rig.connectRaw(peer);
+            ProtectionDomain otherPd = rig.server.device.allocateProtectionDomain();
+            MemoryRegion other = otherPd.registerMemory(rig.server.arena.allocate(4096, 64), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            try {
+                int live = a.region().rkey();
+                int stag = switch (which) {
+                    case "never issued" -> UNKNOWN_STAG;
+                    case "another key" -> dev.tandem.verbs.STag.of(dev.tandem.verbs.STag.index(live), (dev.tandem.verbs.STag.key(live) + 1) & 0xFF);
+                    case "another PD" -> other.rkey();
+                    default -> throw new IllegalArgumentException(which);
+                };
+                TerminateCode code = which.equals("another PD") ? TerminateCode.RDMAP_CANNOT_INVALIDATE_PROTECTION
+                        : TerminateCode.RDMAP_CANNOT_INVALIDATE;
+                a.qp().postReceive(new ReceiveRequest(RECEIVE_WR_ID, new Sge(a.region(), 4096, 64)));
+                byte[] sent = FpduBuilder.fpdus(crc).frame(FpduBuilder.untagged(0x41, 0x40 | RdmapOpcode.SEND_INVALIDATE, 0, stag, 1, 0,
+                        payload(32))).bytes();
+                peer.send(sent);
+
+                byte[] term = peer.readFpdu("Terminate for a Send with Invalidate of " + which);
+                checkTerminate(term, crc, code, Arrays.copyOfRange(sent, 2, 2 + 18 + 32), which);
+                assertThat(peer.awaitClose("the Terminate")).isEqualTo(RawPeer.Close.EOF);
+                AsyncEvent e = rig.server.awaitEvent(a.qp(), "the refused invalidate");
+                assertThat(e.type()).as(e.detail()).isEqualTo(which.equals("another PD") ? QP_ACCESS_ERROR : QP_REQUEST_ERROR);
+                WorkCompletion r = Responder.awaitCompletion(a.cq(), "the Receive of the Send with Invalidate");
+                assertThat(r.wrId()).isEqualTo(RECEIVE_WR_ID);
+                assertThat(r.status()).as(r.toString()).isEqualTo(CompletionStatus.REM_INV_REQ_ERR);
+                assertThat(r.vendorError()).as(r.toString()).isEqualTo(code.bits());
+                assertThat(r.flags() & WorkCompletion.FLAG_INVALIDATED).as(r.toString()).isZero();
+                assertThat(bytes(a.region().segment(), 4096, 32)).as("the payload is placed as siw places it").isEqualTo(payload(32));
+                assertThat(a.region().isValid()).as("the region under the index").isTrue();
+                assertThat(other.isValid()).as("a region of another PD").isTrue();
+                rig.assertGoodConnectionServes("after a Send with Invalidate of " + which);
+            } finally {
+                other.close();
+                otherPd.close();
+            }
+        }
+    }
+
+    static Stream<Arguments> invalidateCases() {
+        List<Arguments> all = new ArrayList<>();
+        for (boolean crc : new boolean[] {true, false}) {
+            for (String which : List.of("never issued", "another key", "another PD")) {
+                all.add(Arguments.of(which, crc));
+            }
+        }
+        return all.stream();
+    }
+
+    /**
      * Issue 12, row 9 on the wire: zero-length RDMA Writes to an STag that names nothing (at a TO
      * no region has) and to a region without remote write are accepted, as siw accepts them (it
      * checks no STag for a Write without data): no Terminate, the QP stays in RTS, and the Send

@@ -1,6 +1,7 @@
 package dev.tandem.verbs.conformance;
 
 import dev.tandem.verbs.Access;
+import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.MemoryRegion;
@@ -213,5 +214,142 @@ public abstract class MemoryWindowConformance extends ConformanceBase {
                 CompletionStatus.MW_BIND_ERR, null, "bind beyond the region's end");
         assertFalse(w.isBound(), "a window whose bind failed is not bound");
         awaitState(pair.passive().qp, QpState.ERROR, "a QP whose bind failed");
+    }
+
+    // ---------------------------------------------------------------- issue 12: Send with Invalidate of an STag that cannot be, or already is, invalid
+
+    /**
+     * Issue 12, row 10: a Send with Invalidate naming an STag the responder never issued (index 0 is
+     * never live; a live index with another key is a different STag). The Receive completes
+     * REM_INV_REQ_ERR (as siw completes it) without FLAG_INVALIDATED, the responder terminates the
+     * connection ("STag cannot be invalidated", a remote operation error: QP_REQUEST_ERROR), and the
+     * live region under that index stays valid.
+     */
+    @Test
+    void sendWithInvalidateOfAnStagNeverIssuedCompletesTheReceiveWithRemInvReqErr() {
+        ConnectedPair pair = connectedPair();
+        assertInvalidateRefused(pair, 0, AsyncEventType.QP_REQUEST_ERROR, "STag 0 (never issued)");
+
+        ConnectedPair second = connectedPair();
+        int live = second.passive().region.rkey();
+        int otherKey = STag.of(STag.index(live), (STag.key(live) + 1) & 0xFF);
+        assertInvalidateRefused(second, otherKey, AsyncEventType.QP_REQUEST_ERROR,
+                "STag " + STag.format(otherKey) + " (a live region's index with another key)");
+        assertTrue(second.passive().region.isValid(), "the live region under that index is not invalidated");
+    }
+
+    /**
+     * Issue 12, row 10: an STag of another protection domain is not this connection's to
+     * invalidate: REM_INV_REQ_ERR, a remote protection error (QP_ACCESS_ERROR), the region stays valid.
+     */
+    @Test
+    void sendWithInvalidateOfAnotherPdsRegionIsRefused() {
+        ConnectedPair pair = connectedPair();
+        ProtectionDomain otherPd = closeAtEnd(pair.passive().device.allocateProtectionDomain());
+        MemoryRegion other = register(otherPd, 4096, EndpointSpec.FULL_ACCESS);
+        assertInvalidateRefused(pair, other.rkey(), AsyncEventType.QP_ACCESS_ERROR, "a region of another PD");
+        assertTrue(other.isValid(), "a region of another PD is not invalidated");
+    }
+
+    /** Issue 12, row 10: a window bound to another QP of the same PD is refused as a protection error; it stays bound. */
+    @Test
+    void sendWithInvalidateOfAWindowBoundToAnotherQpIsRefused() {
+        ConnectedPair a = connectedPair();
+        ConnectedPair b = connect(endpoint(0), endpoint(1, EndpointSpec.defaults().withPd(a.passive().pd)));
+        MemoryWindow w = closeAtEnd(a.passive().pd.allocateMemoryWindow());
+        bind(b.passive(), w, a.passive().region, WINDOW_OFFSET, WINDOW_LENGTH, READ, 12);
+        assertInvalidateRefused(a, w.rkey(), AsyncEventType.QP_ACCESS_ERROR, "a window bound to another QP");
+        assertTrue(w.isBound(), "a window bound to another QP stays bound");
+        Bytes.fill(a.passive().mem(), WINDOW_OFFSET, 64, 3);
+        readOk(b.active(), w.rkey(), 0, 64, 0, "a Read through the window's own QP after the refused invalidate");
+        Bytes.assertPattern(b.active().mem(), 0, 64, 3, "bytes read through the window");
+    }
+
+    /**
+     * Issue 12, row 11: invalidating an STag that is already invalid is allowed by the verbs (siw
+     * does not check the state; Local Invalidate accepts it too): a window invalidated locally, then
+     * by the peer, completes the Receive SUCCESS with FLAG_INVALIDATED and the STag, and the
+     * connection goes on.
+     */
+    @Test
+    void sendWithInvalidateOfAnAlreadyInvalidWindowSucceeds() {
+        ConnectedPair pair = connectedPair();
+        MemoryWindow w = boundWindow(pair, READ, 21);
+        int stag = w.rkey();
+        pair.passive().qp.postSend(new WorkRequest.LocalInvalidate(8, stag, SIGNALED));
+        assertCompletion(awaitCompletion(pair.passive().cq, "the local invalidate"), 8, SUCCESS, CompletionOpcode.LOCAL_INVALIDATE,
+                "local invalidate");
+        assertFalse(w.isBound(), "an invalidated window is not bound");
+        assertInvalidated(pair, 81, stag, "a window already invalidated locally");
+        assertFalse(w.isBound(), "the window stays unbound");
+        assertInvalidated(pair, 83, stag, "the same window once more");
+        assertConnectionLives(pair, "two invalidations of an invalid window");
+    }
+
+    /** Issue 12, row 11: a region the peer invalidated may be invalidated again. */
+    @Test
+    void sendWithInvalidateOfAnAlreadyInvalidRegionSucceeds() {
+        ConnectedPair pair = connectedPair();
+        MemoryRegion extra = register(pair.passive().pd, 4096, EndpointSpec.FULL_ACCESS);
+        int stag = extra.rkey();
+        assertInvalidated(pair, 85, stag, "a valid region");
+        assertFalse(extra.isValid(), "a region invalidated by the peer is not valid");
+        assertInvalidated(pair, 87, stag, "the region already invalidated");
+        assertFalse(extra.isValid(), "the region stays invalid");
+        assertConnectionLives(pair, "two invalidations of one region");
+    }
+
+    /** The passive side's Receive {@code recvWrId} of a 32-byte Send with Invalidate of {@code stag} (wrId recvWrId + 1). */
+    private WorkCompletion sendWithInvalidate(ConnectedPair pair, long recvWrId, int stag) {
+        postReceive(pair.passive(), recvWrId, 60000, 64);
+        Bytes.fill(pair.active().mem(), 0, 32, 14);
+        pair.active().qp.postSend(new WorkRequest.SendWithInvalidate(recvWrId + 1, List.of(sge(pair.active().region, 0, 32)), stag,
+                SIGNALED));
+        return awaitCompletion(pair.passive().cq, "the Receive of a Send with Invalidate of " + STag.format(stag));
+    }
+
+    private void assertInvalidated(ConnectedPair pair, long recvWrId, int stag, String what) {
+        WorkCompletion wc = sendWithInvalidate(pair, recvWrId, stag);
+        assertReceived(wc, recvWrId, 32, pair.passive().qp, "Send with Invalidate of " + what);
+        assertTrue((wc.flags() & WorkCompletion.FLAG_INVALIDATED) != 0, "FLAG_INVALIDATED for " + what + ": " + wc);
+        assertEquals(stag, wc.invalidatedStag(), "the invalidated STag, for " + what + ": " + wc);
+        Bytes.assertPattern(pair.passive().mem(), 60000, 32, 14, "payload of the Send with Invalidate of " + what);
+        assertCompletion(awaitCompletion(pair.active().cq, "the Send with Invalidate's completion"), recvWrId + 1, SUCCESS,
+                CompletionOpcode.SEND, "Send with Invalidate of " + what);
+    }
+
+    /**
+     * A Send with Invalidate of {@code stag} that the responder must refuse: its Receive completes
+     * REM_INV_REQ_ERR (the payload may have been placed, nothing is invalidated), both QPs fail and
+     * the responder raises {@code event}.
+     */
+    private void assertInvalidateRefused(ConnectedPair pair, int stag, AsyncEventType event, String what) {
+        WorkCompletion wc = sendWithInvalidate(pair, 80, stag);
+        assertCompletion(wc, 80, CompletionStatus.REM_INV_REQ_ERR, CompletionOpcode.RECV, "Send with Invalidate of " + what);
+        assertEquals(0, wc.flags() & WorkCompletion.FLAG_INVALIDATED, "no FLAG_INVALIDATED for " + what + ": " + wc);
+        awaitState(pair.passive().qp, QpState.ERROR, "the responder after a Send with Invalidate of " + what);
+        awaitState(pair.active().qp, QpState.ERROR, "the requester after a Send with Invalidate of " + what);
+        awaitAsyncEvent(pair.passive().device, event, pair.passive().qp);
+        WorkCompletion send = awaitCompletion(pair.active().cq, "the refused Send with Invalidate's completion");
+        assertEquals(81, send.wrId(), send.toString());
+        // iWARP completes a Send locally; the Terminate may arrive after it (SUCCESS) or be reported on it.
+        assertTrue(java.util.Set.of(SUCCESS, CompletionStatus.REM_INV_REQ_ERR, CompletionStatus.REM_ACCESS_ERR,
+                CompletionStatus.WR_FLUSH_ERR).contains(send.status()), "status of a refused Send with Invalidate: " + send);
+    }
+
+    /** A Send each way still arrives, and both QPs are in RTS. */
+    private void assertConnectionLives(ConnectedPair pair, String after) {
+        postReceive(pair.passive(), 90, 61000, 64);
+        postReceive(pair.active(), 91, 61000, 64);
+        postSend(pair.active(), 92, 0, 16, SIGNALED);
+        postSend(pair.passive(), 93, 0, 16, SIGNALED);
+        for (WorkCompletion wc : awaitCompletions(pair.active().cq, 2, "the active side's Send and Receive after " + after)) {
+            assertEquals(SUCCESS, wc.status(), after + ": " + wc);
+        }
+        for (WorkCompletion wc : awaitCompletions(pair.passive().cq, 2, "the passive side's Send and Receive after " + after)) {
+            assertEquals(SUCCESS, wc.status(), after + ": " + wc);
+        }
+        assertEquals(QpState.RTS, pair.active().qp.state(), "the requester after " + after);
+        assertEquals(QpState.RTS, pair.passive().qp.state(), "the responder after " + after);
     }
 }
