@@ -313,8 +313,54 @@ final class Receiver {
             return fault(TerminateCode.DDP_UNTAGGED_TOO_LONG, "Send of at least " + (received + payloadLength)
                     + " bytes for a receive buffer of " + receive(receive), CompletionStatus.LOC_LEN_ERR, received + payloadLength, 0, null);
         }
+        IwMemoryRegion refused = unusableEntry(receive.sgl(), received, payloadLength);
+        if (refused != null) {
+            return fault(TerminateCode.DDP_CATASTROPHIC, "Send segment of " + payloadLength + " bytes at MO " + received
+                    + " for the receive buffer of " + receive(receive) + ", which lies in " + refused
+                    + (refused.isClosed() ? ", deregistered" : ", no longer valid for local write") + " since the receive was posted",
+                    CompletionStatus.LOC_PROT_ERR, received, 0, AsyncEventType.QP_ACCESS_ERROR);
+        }
         scatterReceive(receive.sgl(), received, payloadLength);
         return true;
+    }
+
+    /**
+     * The region of the first entry of a Receive that the {@code length} bytes at {@code offset}
+     * would go into and that may no longer take them, or null when all may: checked as each
+     * segment of a Send is set up for placement, before a byte of it is read (issue 12, row 2).
+     *
+     * <p>A region may be deregistered (or reregistered without LOCAL_WRITE, or invalidated by a
+     * peer's Send with Invalidate) while a posted Receive, of this QP or of its shared receive queue,
+     * still points into it. The verbs allow refusing the deregistration while a Receive references
+     * the region, or checking the Receive when data arrives for it. Tandem checks at placement, as
+     * siw does ({@code siw_proc_send} calls {@code siw_check_sge} for every piece it places): posting
+     * a Receive costs nothing more (no reference to take and drop per Receive), and deregistration
+     * never blocks on a peer that may not send for hours. A segment whose Receive entry fails the
+     * check places nothing (a region given back mid-message receives no later segment); the Receive
+     * completes {@code LOC_PROT_ERR} (the status siw gives a failed check of a Read Response sink;
+     * its receive path reports {@code GENERAL_ERR}), the QP raises {@code QP_ACCESS_ERROR}, and the
+     * peer gets the Terminate siw sends for it: DDP layer, catastrophic error. The Sge names the
+     * region, not a key, so a region reregistered with LOCAL_WRITE still takes the bytes.
+     * Entries of length 0 and entries the bytes do not reach are not checked (siw skips them too).
+     */
+    private static IwMemoryRegion unusableEntry(List<Sge> sgl, long offset, int length) {
+        long skip = offset;
+        int left = length;
+        for (int i = 0; i < sgl.size() && left > 0; i++) {
+            Sge sge = sgl.get(i);
+            if (skip >= sge.length()) {
+                skip -= sge.length();
+                continue;
+            }
+            IwMemoryRegion region = (IwMemoryRegion) sge.region();
+            StagEntry e = region.entry;
+            if (!e.valid || !e.allows(Access.LOCAL_WRITE)) { // deregistration invalidates the entry too
+                return region;
+            }
+            left -= (int) Math.min(left, sge.length() - skip);
+            skip = 0;
+        }
+        return null;
     }
 
     private static String receive(ReceiveRequest r) {

@@ -7,7 +7,10 @@ public enum CompletionStatus {
     LOC_LEN_ERR,
     /** The local QP hit an internal inconsistency processing the request. */
     LOC_QP_OP_ERR,
-    /** A local buffer failed its protection check while being used. */
+    /**
+     * A local buffer failed its protection check while being used: e.g. a Receive whose region was
+     * deregistered after it was posted, when data arrives for it (nothing is placed there).
+     */
     LOC_PROT_ERR,
     /** The request was flushed because the QP went to ERROR before it completed. */
     WR_FLUSH_ERR,

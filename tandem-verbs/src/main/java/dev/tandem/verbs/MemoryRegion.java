@@ -31,7 +31,11 @@ public interface MemoryRegion extends AutoCloseable {
 
     boolean isValid();
 
-    /** Deregisters the region. */
+    /**
+     * Deregisters the region. Work already posted that points into it is not refused here but
+     * checked when it is used: a Receive that data then arrives for completes {@code LOC_PROT_ERR}
+     * with nothing placed in the region, and the connection ends (as Linux siw checks at placement).
+     */
     @Override
     void close();
 }

@@ -360,6 +360,42 @@ class LiveEngineMalformedFrameTest {
     }
 
     /**
+     * Issue 12, row 2 on the wire: the region a posted Receive points into is deregistered between
+     * two segments of the Send that fills it. The first segment was placed while it was registered;
+     * the second is refused before a byte of it is placed, as siw refuses a receive SGE that fails
+     * its check at placement: a DDP catastrophic Terminate, QP_ACCESS_ERROR, and the Receive
+     * completes LOC_PROT_ERR with that Terminate as its vendor error.
+     */
+    @ParameterizedTest(name = "crc={0}")
+    @ValueSource(booleans = {true, false})
+    void receiveRegionDeregisteredBetweenTwoSegmentsOfASend(boolean crc) {
+        try (Rig rig = new Rig(crc); RawPeer peer = RawPeer.connect(RAW_IP, rig.server.address())) {
+            Responder.Accepted a = rig.connectRaw(peer);
+            MemoryRegion given = rig.server.pd.registerMemory(rig.server.arena.allocate(256, 64), Access.LOCAL_WRITE);
+            a.qp().postReceive(new ReceiveRequest(RECEIVE_WR_ID, new Sge(given, 0, 128)));
+            byte[] first = payload(64);
+            peer.send(FpduBuilder.fpdus(crc).frame(FpduBuilder.untagged(0x01, 0x43, 0, 0, 1, 0, first)).bytes());
+            awaitBytes(given.segment(), 0, first, "the first segment of the Send");
+            given.close();
+
+            byte[] sent = FpduBuilder.fpdus(crc).frame(FpduBuilder.untagged(0x41, 0x43, 0, 0, 1, 64, payload(64))).bytes();
+            peer.send(sent);
+            byte[] term = peer.readFpdu("Terminate for a segment whose Receive lies in a deregistered region");
+            checkTerminate(term, crc, TerminateCode.DDP_CATASTROPHIC, Arrays.copyOfRange(sent, 2, 2 + 18 + 64), "deregistered receive");
+            assertThat(peer.awaitClose("the Terminate")).isEqualTo(RawPeer.Close.EOF);
+            AsyncEvent e = rig.server.awaitEvent(a.qp(), "the refused segment");
+            assertThat(e.type()).as(e.detail()).isEqualTo(QP_ACCESS_ERROR);
+            WorkCompletion r = Responder.awaitCompletion(a.cq(), "the Receive in the deregistered region");
+            assertThat(r.wrId()).isEqualTo(RECEIVE_WR_ID);
+            assertThat(r.status()).as(r.toString()).isEqualTo(CompletionStatus.LOC_PROT_ERR);
+            assertThat(r.vendorError()).as(r.toString()).isEqualTo(TerminateCode.DDP_CATASTROPHIC.bits());
+            assertThat(bytes(given.segment(), 64, 192)).as("memory given back: nothing of the second segment")
+                    .isEqualTo(new byte[192]);
+            rig.assertGoodConnectionServes("after a segment refused for a deregistered receive region");
+        }
+    }
+
+    /**
      * A Terminate from the peer in the middle of a Send: the Receive that Send was filling is the
      * oldest, so it is flushed first, then the Receive queued behind it (Receives complete in the
      * order they were posted).

@@ -1,11 +1,17 @@
 package dev.tandem.verbs.conformance;
 
+import dev.tandem.verbs.Access;
+import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionOpcode;
+import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.ReceiveRequest;
 import dev.tandem.verbs.MemoryRegion;
+import dev.tandem.verbs.ResourceInUseException;
 import dev.tandem.verbs.STag;
+import dev.tandem.verbs.SharedReceiveQueue;
 import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkCompletion;
 import dev.tandem.verbs.WorkRequest;
@@ -17,6 +23,7 @@ import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 
 import static dev.tandem.verbs.CompletionOpcode.RDMA_READ;
@@ -333,7 +340,104 @@ public abstract class DataTransferConformance extends ConformanceBase {
             }
         }
     }
-    // ---------------------------------------------------------------- issue 12: zero-length transfers
+
+    // ---------------------------------------------------------------- issue 12: memory given back, zero-length transfers
+
+    /**
+     * Issue 12, row 2: a region deregistered while a posted Receive still points into it. The verbs
+     * let a provider refuse the deregistration while the Receive references it, or check the
+     * Receive's entries when a Send arrives for it (as siw does, at placement): then the Receive
+     * completes LOC_PROT_ERR with nothing written into the memory given back, and both QPs fail as
+     * on any protection fault. Never SUCCESS with the bytes written there.
+     */
+    @Test
+    void aReceiveIntoADeregisteredRegionCompletesInErrorAndPlacesNothing() {
+        ConnectedPair pair = connectedPair();
+        MemoryRegion given = register(pair.passive().pd, 4096, EndpointSpec.FULL_ACCESS);
+        pair.passive().qp.postReceive(new ReceiveRequest(5, sge(given, 0, 4096)));
+        assertReceiveIntoGivenBackMemoryRefused(pair, pair.passive().cq, given, 5, "a QP's Receive");
+    }
+
+    /** Issue 12, row 2, for a Receive taken from a shared receive queue. */
+    @Test
+    void aSharedReceiveIntoADeregisteredRegionCompletesInErrorAndPlacesNothing() {
+        ProtectionDomain pd = closeAtEnd(adapter(1).allocateProtectionDomain());
+        SharedReceiveQueue srq = closeAtEnd(pd.createSharedReceiveQueue(4, 1));
+        ConnectedPair pair = connect(endpoint(0), endpoint(1, EndpointSpec.defaults().withPd(pd).withQp(c -> c.withSrq(srq))));
+        MemoryRegion given = register(pd, 4096, EndpointSpec.FULL_ACCESS);
+        srq.postReceive(new ReceiveRequest(6, sge(given, 0, 4096)));
+        assertReceiveIntoGivenBackMemoryRefused(pair, pair.passive().cq, given, 6, "an SRQ's Receive");
+    }
+
+    /** Deregisters {@code given} (which the Receive {@code wrId} points into), sends 1000 bytes, and checks the outcome. */
+    private void assertReceiveIntoGivenBackMemoryRefused(ConnectedPair pair, CompletionQueue receiveCq, MemoryRegion given, long wrId,
+                                                         String what) {
+        try {
+            given.close();
+        } catch (ResourceInUseException refused) {
+            // the other behaviour the verbs allow: the region stays registered and the Receive works
+            postSend(pair.active(), 7, 0, 1000, SIGNALED);
+            assertReceived(awaitCompletion(receiveCq, what + " into a region whose deregistration was refused"), wrId, 1000,
+                    pair.passive().qp, what);
+            return;
+        }
+        assertFalse(given.isValid(), "a deregistered region is not valid");
+        assertReceiveRefused(pair, receiveCq, given, wrId, what + " into a deregistered region");
+    }
+
+    /**
+     * Issue 12, row 2: a region reregistered without LOCAL_WRITE after a Receive was posted into it
+     * may no longer take that Receive's bytes (siw checks the rights at placement too).
+     */
+    @Test
+    void aReceiveIntoARegionReregisteredWithoutLocalWriteCompletesInError() {
+        ConnectedPair pair = connectedPair();
+        MemoryRegion given = register(pair.passive().pd, 4096, EndpointSpec.FULL_ACCESS);
+        pair.passive().qp.postReceive(new ReceiveRequest(5, sge(given, 0, 4096)));
+        given.reregister(Access.REMOTE_READ);
+        assertReceiveRefused(pair, pair.passive().cq, given, 5, "a Receive into a region reregistered without LOCAL_WRITE");
+    }
+
+    /**
+     * Issue 12, row 2: a region the peer invalidated with a Send with Invalidate is invalid for the
+     * Receives already posted into it as well (its lkey and rkey are one STag).
+     */
+    @Test
+    void aReceiveIntoARegionThePeerInvalidatedCompletesInError() {
+        ConnectedPair pair = connectedPair();
+        MemoryRegion given = register(pair.passive().pd, 4096, EndpointSpec.FULL_ACCESS);
+        postReceive(pair.passive(), 4, 60000, 64);
+        pair.passive().qp.postReceive(new ReceiveRequest(5, sge(given, 0, 4096)));
+        pair.active().qp.postSend(new WorkRequest.SendWithInvalidate(8, List.of(sge(pair.active().region, 0, 16)), given.rkey(), SIGNALED));
+        WorkCompletion invalidating = awaitCompletion(pair.passive().cq, "the Receive of the Send with Invalidate");
+        assertReceived(invalidating, 4, 16, pair.passive().qp, "the Send with Invalidate");
+        assertTrue((invalidating.flags() & WorkCompletion.FLAG_INVALIDATED) != 0, "FLAG_INVALIDATED: " + invalidating);
+        assertCompletion(awaitCompletion(pair.active().cq, "the Send with Invalidate's completion"), 8, SUCCESS, SEND, "Send with Invalidate");
+        assertFalse(given.isValid(), "a region the peer invalidated is not valid");
+        assertReceiveRefused(pair, pair.passive().cq, given, 5, "a Receive into a region the peer invalidated");
+    }
+
+    /**
+     * Sends 1000 bytes for the Receive {@code wrId}, which points into {@code given}, a region that
+     * may no longer take them: the Receive completes LOC_PROT_ERR, nothing is placed in
+     * {@code given}, both QPs fail, and the receiving side raises QP_ACCESS_ERROR.
+     */
+    private void assertReceiveRefused(ConnectedPair pair, CompletionQueue receiveCq, MemoryRegion given, long wrId, String what) {
+        Bytes.fill(pair.active().mem(), 0, 1000, 41);
+        postSend(pair.active(), 7, 0, 1000, SIGNALED);
+        WorkCompletion wc = awaitCompletion(receiveCq, what);
+        assertCompletion(wc, wrId, CompletionStatus.LOC_PROT_ERR, CompletionOpcode.RECV, what);
+        assertEquals(0, wc.flags() & WorkCompletion.FLAG_INVALIDATED, "nothing invalidated: " + wc);
+        Bytes.assertFilled(given.segment(), 0, 4096, (byte) 0, "memory of " + what + " (nothing placed there)");
+        awaitState(pair.passive().qp, QpState.ERROR, "the QP whose Receive failed its protection check");
+        awaitState(pair.active().qp, QpState.ERROR, "the sending QP (its peer terminated the connection)");
+        awaitAsyncEvent(pair.passive().device, AsyncEventType.QP_ACCESS_ERROR, pair.passive().qp);
+        WorkCompletion send = awaitCompletion(pair.active().cq, "the Send's completion");
+        assertEquals(7, send.wrId(), send.toString());
+        // iWARP completes a Send locally; the Terminate may arrive after it (SUCCESS) or be reported on it.
+        assertTrue(Set.of(SUCCESS, CompletionStatus.REM_OP_ERR, CompletionStatus.WR_FLUSH_ERR).contains(send.status()),
+                "status of a Send whose Receive was refused: " + send);
+    }
 
     /**
      * Issue 12, row 9: a zero-length RDMA Write (no SGE, or one of length 0) carries no data, so the
