@@ -2,6 +2,7 @@ package dev.tandem.iwarp;
 
 import dev.tandem.iwarp.wire.FpduDescriptor;
 import dev.tandem.iwarp.wire.RdmapOpcode;
+import dev.tandem.iwarp.wire.TerminateCode;
 import dev.tandem.iwarp.wire.TerminateDescriptor;
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.MemoryRegion;
@@ -223,6 +224,9 @@ final class Transmitter {
         while (current == null) {
             ReadRequestQueue.Entry response = c.irq.peek();
             if (response != null) {
+                if (response.size > 0 && sourceGone(response.source)) {
+                    return refuseResponse(response);
+                }
                 buildResponse(response);
                 return BUILT;
             }
@@ -300,7 +304,9 @@ final class Transmitter {
      */
     private static boolean sourcesRegistered(List<Sge> sgl) {
         for (int i = 0; i < sgl.size(); i++) {
-            if (!((IwMemoryRegion) sgl.get(i).region()).isValid()) {
+            Sge sge = sgl.get(i);
+            // an entry of no bytes names no memory (siw skips it too)
+            if (sge.length() > 0 && !((IwMemoryRegion) sge.region()).isValid()) {
                 return false;
             }
         }
@@ -319,6 +325,23 @@ final class Transmitter {
         sq.finish(currentPos, CompletionStatus.LOC_PROT_ERR, 0);
         qp.fail(Failure.lost(dev.tandem.verbs.AsyncEventType.QP_FATAL, wr.getClass().getSimpleName() + " wrId " + wr.wrId()
                 + " gathers from a region deregistered after it was posted: local protection error"));
+    }
+
+    /**
+     * The region a Read Request was accepted from was deregistered (or invalidated) before its
+     * response left: not a byte of it goes out. The requester gets the Terminate it would have got
+     * had the Request come a moment later (RDMAP invalid STag, so its Read completes
+     * REM_ACCESS_ERR); this side raises QP_ACCESS_ERROR. siw checks the source at transmit too.
+     */
+    private static boolean sourceGone(StagEntry source) {
+        IwMemoryRegion region = source.region;
+        return !source.valid || region == null || !region.isValid();
+    }
+
+    private int refuseResponse(ReadRequestQueue.Entry r) {
+        qp.fail(Failure.detected(TerminateCode.RDMAP_INVALID_STAG, 0, null, false, "RDMA Read Response of " + r.size
+                + " bytes from STag " + dev.tandem.verbs.STag.format(r.source.stag()) + ", whose region was deregistered after the Read Request"));
+        return terminateBuilt || c.pendingTerminate == null ? WAIT : buildNext();
     }
 
     private ByteBuffer newHeader() {
