@@ -419,6 +419,49 @@ class LiveEngineMalformedFrameTest {
         }
     }
 
+    /**
+     * A region a Read Request was accepted from is deregistered before its Read Response leaves
+     * (the peer is not reading, so the response ahead of it holds the transmitter): not a byte of
+     * it goes out. The peer gets every byte of the earlier response, then a Terminate naming an
+     * invalid STag, as siw checks the source at transmit; the responder raises QP_ACCESS_ERROR.
+     */
+    @ParameterizedTest(name = "crc={0}")
+    @ValueSource(booleans = {true, false})
+    void aReadResponseWhoseSourceWasDeregisteredAfterItsRequestSendsNothing(boolean crc) {
+        try (Rig rig = new Rig(crc); RawPeer peer = RawPeer.connect(RAW_IP, rig.server.address())) {
+            Responder.Accepted a = rig.connectRaw(peer);
+            int bigLength = 64 << 20; // far more than the sockets buffer: its response holds the transmitter
+            MemoryRegion big = rig.server.pd.registerMemory(rig.server.arena.allocate(bigLength, 64), Access.LOCAL_WRITE | Access.REMOTE_READ);
+            MemoryRegion given = rig.server.pd.registerMemory(rig.server.arena.allocate(4096, 64), Access.LOCAL_WRITE | Access.REMOTE_READ);
+            fill(given.segment(), 0, 64, 9);
+            a.qp().postReceive(new ReceiveRequest(RECEIVE_WR_ID, new Sge(a.region(), 0, 64)));
+            // Read 1 (big), Read 2 (from the region about to go), then a Send: its arrival proves Read 2 was accepted
+            peer.send(FpduBuilder.fpdus(crc)
+                    .readRequest(1, PEER_SINK_STAG, PEER_SINK_TO, bigLength, big.rkey(), 0)
+                    .readRequest(2, PEER_SINK_STAG, PEER_SINK_TO, 64, given.rkey(), 0)
+                    .send(1, payload(16)).bytes());
+            WorkCompletion witness = Responder.awaitCompletion(a.cq(), "the Send behind both Read Requests");
+            assertThat(witness.status()).as(witness.toString()).isEqualTo(CompletionStatus.SUCCESS);
+            given.close();
+
+            long received = 0;
+            while (received < bigLength) {
+                byte[] fpdu = peer.readFpdu("Read Response 1 at byte " + received);
+                Fpdu f = FpduDecoder.decodeFpdu(fpdu, 0, fpdu.length, crc ? FpduDecoder.CrcMode.VERIFY : FpduDecoder.CrcMode.NOT_USED);
+                assertThat(f.opcode()).as("byte " + received + " of Read Response 1: " + f.describe()).isEqualTo(RdmapOpcode.READ_RESPONSE);
+                received += f.payloadLength();
+            }
+            assertThat(received).isEqualTo(bigLength);
+            byte[] term = peer.readFpdu("the Terminate instead of Read Response 2");
+            checkTerminate(term, crc, TerminateCode.RDMAP_INVALID_STAG, null, "Read Response from a deregistered region");
+            assertThat(peer.awaitClose("the Terminate")).isEqualTo(RawPeer.Close.EOF);
+            AsyncEvent e = rig.server.awaitEvent(a.qp(), "the refused Read Response");
+            assertThat(e.type()).as(e.detail()).isEqualTo(QP_ACCESS_ERROR);
+            big.close();
+            rig.assertGoodConnectionServes("after a Read Response refused for a deregistered source");
+        }
+    }
+
     /** Waits (bounded) until {@code expected} lies at {@code offset} of {@code s}. */
     private static void awaitBytes(MemorySegment s, long offset, byte[] expected, String what) {
         long deadline = System.nanoTime() + RawPeer.WAIT.toNanos();
