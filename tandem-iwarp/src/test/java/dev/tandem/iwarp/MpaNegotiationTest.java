@@ -8,7 +8,9 @@ import dev.tandem.iwarp.wire.MpaFrame;
 import dev.tandem.verbs.Access;
 import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.ConnectionRejectedException;
+import dev.tandem.verbs.ConnectionRequest;
 import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.Listener;
 import dev.tandem.verbs.MemoryRegion;
 import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QpState;
@@ -45,7 +47,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The initiator's side of the MPA exchange ({@link Mpa#connect}) against a scripted responder: what
  * the Request says, how IRD/ORD and CRC are settled from the Reply (RFC 5044 section 7.1, RFC 6581
  * section 7), and what a reject or a Reply that asks for markers does to {@code connect}. The
- * responder's own Reply is covered from the other side by the wire tests (siw interop).
+ * responder's Reply to Requests of either revision, read by a raw initiator.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class MpaNegotiationTest {
@@ -305,6 +307,65 @@ class MpaNegotiationTest {
         assertThat(a.device.ras().connectsEstablished.get()).isEqualTo(1);
         assertThat(a.device.ras().connectsRejected.get()).isZero();
         assertThat(a.device.ras().connectTimeouts.get()).isZero();
+    }
+
+    // ---------------------------------------------------------------- the responder's Reply
+
+    /**
+     * A raw initiator sends {@code request} to a Tandem listener whose adapter has CRC {@code crc};
+     * the application accepts with {@code acceptData}. Returns the Reply the raw side read.
+     */
+    private MpaFrame replyTo(boolean crc, MpaFrame request, byte[] acceptData) throws Exception {
+        IwarpDevice server = open(IwarpDevice.open(IwarpConfig.of(SERVER_IP).withCrc(crc)));
+        ProtectionDomain pd = open(server.allocateProtectionDomain());
+        CompletionQueue cq = open(server.createCompletionQueue(16));
+        QueuePair qp = open(pd.createQueuePair(QueuePairConfig.of(cq).withReadDepths(6, 5)));
+        Listener listener = open(server.listen(new InetSocketAddress(SERVER_IP, 0), 4));
+        CompletableFuture<ConnectionRequest> accepted = CompletableFuture.supplyAsync(() -> {
+            ConnectionRequest r = listener.accept(WAIT);
+            r.accept(qp, acceptData);
+            return r;
+        });
+        SocketChannel ch = open(SocketChannel.open());
+        ch.bind(new InetSocketAddress(CLIENT_IP, 0));
+        ch.connect(listener.localAddress());
+        ch.write(ByteBuffer.wrap(request.encode()));
+        byte[] header = readFully(ch, MpaFrame.HEADER_LENGTH);
+        MpaFrame reply = MpaFrame.decode(header, readFully(ch, MpaFrame.checkHeader(header, true)), true);
+        ConnectionRequest r = accepted.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(r.privateData()).as("the application sees the Request's own private data").isEqualTo(request.applicationData());
+        assertThat(reply.reject()).isFalse();
+        assertThat(reply.markers()).isFalse();
+        assertThat(reply.applicationData()).isEqualTo(acceptData);
+        return reply;
+    }
+
+    @Test
+    void aRevisionOneRequestGetsARevisionOneReplyWithoutIrdOrdWords() throws Exception {
+        byte[] hello = "rev 1 hello".getBytes(StandardCharsets.US_ASCII);
+        MpaFrame reply = replyTo(true, new MpaFrame(false, false, false, false, false, 1, hello), "welcome".getBytes(StandardCharsets.US_ASCII));
+        assertThat(reply.revision()).as("a revision 1 initiator cannot parse RFC 6581 words").isEqualTo(1);
+        assertThat(reply.enhanced()).isFalse();
+        assertThat(reply.privateData()).as("all of it the application's").isEqualTo("welcome".getBytes(StandardCharsets.US_ASCII));
+        assertThat(reply.crc()).as("our adapter wants CRC").isTrue();
+    }
+
+    @Test
+    void theRevisionOneReplyUsesCrcWhenEitherSideAsks() throws Exception {
+        assertThat(replyTo(false, new MpaFrame(false, false, true, false, false, 1, new byte[0]), new byte[0]).crc())
+                .as("the initiator asked for CRC").isTrue();
+        closeAll();
+        assertThat(replyTo(false, new MpaFrame(false, false, false, false, false, 1, new byte[0]), new byte[0]).crc())
+                .as("neither side asked").isFalse();
+    }
+
+    @Test
+    void theEnhancedReplyOffersNoMoreThanTheInitiatorCanUse() throws Exception {
+        MpaFrame request = new MpaFrame(false, false, true, false, true, 2, EnhancedParameters.of(3, 9).prepend(PRIVATE));
+        MpaFrame reply = replyTo(true, request, new byte[0]);
+        assertThat(reply.revision()).isEqualTo(2);
+        assertThat(reply.enhancedParameters()).as("our IRD 6 bounded by the peer's ORD 9, our ORD 5 by the peer's IRD 3")
+                .isEqualTo(EnhancedParameters.of(6, 3));
     }
 
     /** The responder's end of the stream sees end-of-stream (or a reset): the initiator closed its socket. */
