@@ -267,6 +267,27 @@ class MpaNegotiationTest {
         }
     }
 
+    @Test
+    void aConnectIsTracedAtLevelRareWithItsQpAndPeer() throws Exception {
+        Initiator a = new Initiator(true, 4, 4);   // the process's RAS file exists once an adapter is open
+        dev.tandem.ras.TraceComponent cm = dev.tandem.ras.ProcessRas.current().trace().component("iwarp.cm");
+        int before = cm.level();
+        cm.setLevel(dev.tandem.ras.TraceLevel.RARE);
+        try {
+            ScriptedResponder b = new ScriptedResponder(r -> enhancedReply(true, 4, 4, new byte[0]));
+            a.qp.connect(b.address(), PRIVATE, WAIT);
+            assertThat(dev.tandem.ras.ProcessRas.current().trace().records())
+                    .filteredOn(t -> t.component().equals("iwarp.cm") && t.event().equals("connect") && t.a() == a.qp.qpNumber())
+                    .singleElement()
+                    .satisfies(t -> {
+                        assertThat(t.b()).as("the peer's port").isEqualTo(b.address().getPort());
+                        assertThat(t.text()).as("the peer's address").isEqualTo(SERVER_IP);
+                    });
+        } finally {
+            cm.setLevel(before);
+        }
+    }
+
     // ---------------------------------------------------------------- refusals
 
     @Test
