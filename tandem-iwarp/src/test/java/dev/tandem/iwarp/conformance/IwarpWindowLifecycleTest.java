@@ -3,8 +3,10 @@ package dev.tandem.iwarp.conformance;
 import dev.tandem.verbs.Access;
 import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.LocalProtectionException;
 import dev.tandem.verbs.MemoryWindow;
 import dev.tandem.verbs.QpState;
+import dev.tandem.verbs.STag;
 import dev.tandem.verbs.WorkRequest;
 import dev.tandem.verbs.conformance.ConformanceBase;
 import dev.tandem.verbs.conformance.ConnectedPair;
@@ -12,6 +14,8 @@ import dev.tandem.verbs.conformance.ProviderFixture;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What closing (deallocating) a memory window does to it: its rkey stops working at once, even
@@ -62,5 +66,16 @@ class IwarpWindowLifecycleTest extends ConformanceBase {
                 CompletionOpcode.BIND_WINDOW, "bind of a closed window");
         assertFalse(w.isBound(), "the closed window stays unbound");
         awaitState(pair.passive().qp, QpState.ERROR, "the QP whose bind failed");
+    }
+
+    @Test
+    void bindingAWindowOfAnotherProtectionDomainIsRefusedNamingTheWindow() {
+        ConnectedPair pair = connectedPair();
+        MemoryWindow foreign = closeAtEnd(closeAtEnd(adapter(1).allocateProtectionDomain()).allocateMemoryWindow());
+        LocalProtectionException e = assertThrows(LocalProtectionException.class, () -> pair.passive().qp.postSend(
+                new WorkRequest.BindWindow(41, foreign, pair.passive().region, 0, 4096, Access.REMOTE_READ, 1, SIGNALED)),
+                "a bind of a window of another PD");
+        assertTrue(e.getMessage().contains(STag.format(foreign.rkey())) && e.getMessage().contains("unbound"),
+                "the message names the window, its STag and that it is unbound: " + e.getMessage());
     }
 }
