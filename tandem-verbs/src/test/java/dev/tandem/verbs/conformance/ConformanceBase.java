@@ -14,6 +14,7 @@ import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.RdmaDevice;
 import dev.tandem.verbs.ReceiveRequest;
+import dev.tandem.verbs.ResourceClosedException;
 import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkCompletion;
 import dev.tandem.verbs.WorkRequest;
@@ -103,12 +104,23 @@ public abstract class ConformanceBase {
         });
     }
 
+    /**
+     * Closes what the test created, then the adapters, then frees the test's memory. Every step runs
+     * even when an earlier one failed (so that one test's failure does not leave adapters open for the
+     * next), and the test fails with the first failure, the others attached as suppressed: a leak the
+     * provider reports on closing an adapter, or a close that fails, is a failure of the test.
+     */
     @AfterEach
     final void closeProvider() {
+        Throwable failure = null;
         try {
             executor.shutdownNow();
-            closeCreated();
-            provider.close();
+            failure = closeCreated();
+            try {
+                provider.close();
+            } catch (RuntimeException | Error e) {
+                failure = addFailure(failure, e);
+            }
             awaitCondition("helper threads to end after the adapters closed", () -> {
                 try {
                     return executor.awaitTermination(1, TimeUnit.MILLISECONDS);
@@ -117,25 +129,48 @@ public abstract class ConformanceBase {
                     return true;
                 }
             });
+        } catch (RuntimeException | Error e) {
+            failure = addFailure(failure, e);
         } finally {
             arena.close();
+        }
+        if (failure instanceof RuntimeException r) {
+            throw r;
+        }
+        if (failure instanceof Error r) {
+            throw r;
         }
     }
 
     /**
      * Closes what the test created, newest first, so that closing the adapters finds nothing open:
      * a provider in strict leak mode fails the close of an adapter with resources left open.
+     * Closing something the test already closed (itself, or through its PD or adapter) must be
+     * harmless: a provider may ignore it or refuse it with {@link ResourceClosedException}. Any other
+     * exception is a failed close; it is returned (after everything else was closed) for the test to fail.
      */
-    private void closeCreated() {
+    private Throwable closeCreated() {
+        Throwable failure = null;
         AutoCloseable c;
         while ((c = created.pollFirst()) != null) {
             try {
                 c.close();
-            } catch (Exception e) {
-                // the test may have closed it (or its adapter) itself; closing twice is allowed to refuse
+            } catch (ResourceClosedException alreadyClosed) {
+                // closed before: by the test, or with its protection domain or adapter
+            } catch (Exception | Error e) {
+                failure = addFailure(failure, new AssertionError("tear-down: closing " + c + " failed: " + e, e));
             }
         }
         listener = null;
+        return failure;
+    }
+
+    private static Throwable addFailure(Throwable first, Throwable next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
     }
 
     /** Closes {@code resource} at tear-down, before the adapters (newest first); returns it. */
