@@ -51,21 +51,25 @@ class FpduDecoderDiagnosticsTest {
     }
 
     @Test
-    void aUlpduOfOnlyTheControlBytesIsShorterThanItsHeader() {
+    void aUlpduShorterThanAnyDdpHeaderIsNamedBeforeItsControlBytesAreRead() {
         byte[] s = FpduBuilder.reply(true, 4, 4).frame(new byte[] {0x41, 0x43}).bytes();
         FpduFormatException e = failure(s);
         assertThat(e.code()).isEqualTo(TerminateCode.DDP_CATASTROPHIC);
-        assertThat(e.getMessage()).startsWith("ULPDU_LENGTH 2 is shorter than the 18-byte untagged DDP header at offset 24");
+        assertThat(e.getMessage()).startsWith("ULPDU_LENGTH 2 is shorter than any DDP header (14 bytes tagged) at offset 24");
         FpduFormatException one = failure(FpduBuilder.reply(true, 4, 4).frame(new byte[] {0x41}).bytes());
-        assertThat(one.getMessage()).contains("ULPDU_LENGTH 1 cannot hold the DDP and RDMAP control bytes");
+        assertThat(one.getMessage()).startsWith("ULPDU_LENGTH 1 is shorter than any DDP header");
+        byte[] write = FpduBuilder.tagged(0xC1, 0x40, 0x1000, 0, new byte[0]);
+        FpduFormatException tagged = failure(FpduBuilder.reply(true, 4, 4).frame(Arrays.copyOf(write, 10)).bytes());
+        assertThat(tagged.code()).isEqualTo(TerminateCode.DDP_CATASTROPHIC);
+        assertThat(tagged.getMessage()).startsWith("ULPDU_LENGTH 10 is shorter than any DDP header (14 bytes tagged) at offset 24");
     }
 
     @Test
-    void aShortTaggedSegmentNamesTheTaggedHeader() {
-        byte[] write = FpduBuilder.tagged(0xC1, 0x40, 0x1000, 0, new byte[0]);
-        FpduFormatException e = failure(FpduBuilder.reply(true, 4, 4).frame(Arrays.copyOf(write, 10)).bytes());
+    void anUntaggedSegmentLongEnoughForATaggedHeaderNamesTheUntaggedOne() {
+        byte[] send = FpduBuilder.untagged(0x41, 0x43, 0, 0, 1, 0, new byte[0]);
+        FpduFormatException e = failure(FpduBuilder.reply(true, 4, 4).frame(Arrays.copyOf(send, 16)).bytes());
         assertThat(e.code()).isEqualTo(TerminateCode.DDP_CATASTROPHIC);
-        assertThat(e.getMessage()).startsWith("ULPDU_LENGTH 10 is shorter than the 14-byte tagged DDP header at offset 24");
+        assertThat(e.getMessage()).startsWith("ULPDU_LENGTH 16 is shorter than the 18-byte untagged DDP header at offset 24");
     }
 
     @Test
