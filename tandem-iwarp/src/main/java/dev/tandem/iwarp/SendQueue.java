@@ -50,7 +50,7 @@ final class SendQueue {
         states = new AtomicIntegerArray(capacity);
         inlineSize = maxInline;
         inlineSegment = maxInline > 0 ? Arena.ofAuto().allocate((long) maxInline * capacity, 64) : MemorySegment.NULL;
-        inlineBuffer = maxInline > 0 ? inlineSegment.asByteBuffer() : null;
+        inlineBuffer = inlineSegment.asByteBuffer();
     }
 
     /** Claims a slot; -1 when the queue is full. */
