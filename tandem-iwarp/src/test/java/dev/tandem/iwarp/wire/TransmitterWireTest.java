@@ -321,6 +321,70 @@ class TransmitterWireTest {
     }
 
     @Test
+    void anInlineSendAndAnInlineWriteLargerThanTheMulpduCarryThePayloadAsItWasAtPostTime() {
+        try (TransmitWire w = wire(true, 4, 4, c -> c.withMaxInline(512))) {
+            int length = 300;
+            w.fill(0, length, 11);
+            w.fill(1000, length, 99);
+            w.qp.postSend(new WorkRequest.Send(1, new Sge(w.region, 0, length), SIGNALED | WrFlags.INLINE));
+            w.qp.postSend(new WorkRequest.RdmaWrite(2, new Sge(w.region, 1000, length), 64, PEER_RKEY, SIGNALED | WrFlags.INLINE));
+            byte[] send = w.bytes(0, length);
+            byte[] write = w.bytes(1000, length);
+            w.fill(0, 2000, 0); // allowed at once after an inline post
+            List<Frame> sendFrames = w.message("an inline Send of " + length + " bytes");
+            assertThat(sendFrames).extracting(f -> f.fpdu().mo()).containsExactly(0, 110, 220);
+            assertThat(concat(sendFrames)).isEqualTo(send);
+            List<Frame> writeFrames = w.message("an inline Write of " + length + " bytes");
+            assertThat(writeFrames).extracting(f -> f.fpdu().to()).containsExactly(64L, 64L + 114, 64L + 228);
+            assertThat(concat(writeFrames)).isEqualTo(write);
+            assertThat(w.completion("the inline Send").status()).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(w.completion("the inline Write").status()).isEqualTo(CompletionStatus.SUCCESS);
+        }
+    }
+
+    @Test
+    void aQpMovedToSqdRaisesSqDrainedOnceHoldsTheRestUntilRtsAndDrainsAgainOnTheNextMove() {
+        try (TransmitWire w = wire(false, 4, 4)) {
+            w.fill(8192, 32, 5);
+            w.qp.postSend(new WorkRequest.RdmaRead(1, new Sge(w.region, 0, 16), 0, PEER_RKEY, SIGNALED));
+            Frame read = w.next("the Read Request");
+            // held by its fence behind the Read: not started when the QP moves to SQD
+            w.qp.postSend(new WorkRequest.Send(2, new Sge(w.region, 0, 8), SIGNALED | WrFlags.FENCE));
+            w.qp.modify(dev.tandem.verbs.QpState.SQD);
+            w.awaitEvent(dev.tandem.verbs.AsyncEventType.SQ_DRAINED, "the move to SQD");
+            assertThat(w.qp.state()).isEqualTo(dev.tandem.verbs.QpState.SQD);
+            w.qp.postSend(new WorkRequest.Send(3, new Sge(w.region, 8, 8), SIGNALED)); // posts in SQD queue up
+            w.peerResponds(read.fpdu().readRequest(), TransmitWire.pattern(16, 3));
+            WorkCompletion wc = w.completion("the Read, answered while the QP is in SQD");
+            assertThat(wc.wrId()).isEqualTo(1);
+            assertThat(wc.status()).isEqualTo(CompletionStatus.SUCCESS);
+            // the fence is lifted, but SQD still holds the Sends: the Response to the peer's Read comes first
+            w.peerReads(0x00AB_0003, 0, 32, 8192);
+            Frame probe = w.next("the Response to the peer's Read while the QP is in SQD");
+            assertThat(probe.fpdu().opcode()).as("nothing of the send queue leaves in SQD: " + probe).isEqualTo(RdmapOpcode.READ_RESPONSE);
+            assertThat(w.eventTypesSoFar()).as("events of the QP after one move to SQD")
+                    .filteredOn(t -> t == dev.tandem.verbs.AsyncEventType.SQ_DRAINED).hasSize(1);
+
+            w.qp.modify(dev.tandem.verbs.QpState.RTS);
+            Frame two = w.next("the fenced Send after SQD -> RTS");
+            Frame three = w.next("the Send posted in SQD");
+            assertThat(List.of(two, three)).extracting(f -> f.fpdu().msn()).containsExactly(1, 2);
+            assertThat(two.payload()).isEqualTo(w.bytes(0, 8));
+            assertThat(w.completion("the fenced Send").wrId()).isEqualTo(2);
+            assertThat(w.completion("the Send posted in SQD").wrId()).isEqualTo(3);
+
+            w.qp.modify(dev.tandem.verbs.QpState.SQD);
+            w.awaitEvent(dev.tandem.verbs.AsyncEventType.SQ_DRAINED, "the second move to SQD");
+            w.qp.modify(dev.tandem.verbs.QpState.RTS);
+            w.qp.postSend(new WorkRequest.Send(4, new Sge(w.region, 0, 8), SIGNALED));
+            assertThat(w.next("a Send after the second drain").fpdu().msn()).isEqualTo(3);
+            assertThat(w.completion("the Send after the second drain").wrId()).isEqualTo(4);
+            assertThat(w.eventTypesSoFar()).as("events of the QP after two moves to SQD")
+                    .filteredOn(t -> t == dev.tandem.verbs.AsyncEventType.SQ_DRAINED).hasSize(2);
+        }
+    }
+
+    @Test
     void aReceivedSendIsPlacedWhileTheQpTransmits() {
         // sanity of the harness both ways: the raw peer's Send lands in a posted receive
         try (TransmitWire w = wire(true, 4, 4)) {
