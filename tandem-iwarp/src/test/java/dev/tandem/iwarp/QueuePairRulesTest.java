@@ -217,6 +217,44 @@ class QueuePairRulesTest {
     }
 
     @Test
+    void aReadOnAConnectionWithOrdZeroIsInvalidStateAndTakesNoSlot() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(c -> c, 4096);
+             QueuePair client = p.pdA.createQueuePair(QueuePairConfig.of(p.cqA).withDepths(1, 4));
+             QueuePair server = p.pdB.createQueuePair(QueuePairConfig.of(p.cqB).withReadDepths(0, 16))) {
+            connect(p, client, server);
+            assertThat(client.ord()).as("ORD against a peer that serves no Reads (IRD 0)").isZero();
+            WorkRequest read = new WorkRequest.RdmaRead(1, new Sge(p.mrA, 0, 8), 0, p.mrB.rkey(), WrFlags.SIGNALED);
+            assertThatThrownBy(() -> client.postSend(read)).isInstanceOf(InvalidStateException.class).hasMessageContaining("ORD");
+            // the send queue of depth 1 still takes a Send
+            server.postReceive(new ReceiveRequest(2, new Sge(p.mrB, 0, 8)));
+            client.postSend(new WorkRequest.Send(3, new Sge(p.mrA, 0, 8), WrFlags.SIGNALED));
+            assertThat(LoopbackPair.awaitOne(p.cqA).wrId()).isEqualTo(3);
+            assertThat(LoopbackPair.awaitOne(p.cqB).wrId()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aReceiveCompletionThatDoesNotFitItsCqFailsTheReceivingQp() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(c -> c, 4096);
+             CompletionQueue small = p.b.createCompletionQueue(4);
+             QueuePair client = p.pdA.createQueuePair(QueuePairConfig.of(p.cqA).withDepths(64, 4));
+             QueuePair server = p.pdB.createQueuePair(QueuePairConfig.of(small).withDepths(4, 64))) {
+            connect(p, client, server);
+            int depth = small.depth();
+            for (int i = 0; i <= depth; i++) {
+                server.postReceive(new ReceiveRequest(i, new Sge(p.mrB, 0, 64)));
+            }
+            for (int i = 0; i <= depth; i++) {
+                client.postSend(new WorkRequest.Send(100 + i, new Sge(p.mrA, 0, 8), 0)); // the receiver never polls
+            }
+            List<AsyncEventType> seen = awaitEvent(p.b, server, AsyncEventType.QP_FATAL, new ArrayList<>());
+            assertThat(server.state()).isEqualTo(QpState.ERROR);
+            awaitEvent(p.b, server, AsyncEventType.DISCONNECTED, seen);
+            awaitState(client, QpState.ERROR, "the peer of the QP whose receive CQ overflowed");
+        }
+    }
+
+    @Test
     void disconnectingAQpThatWasNeverConnectedChangesNothing() throws Exception {
         try (LoopbackPair p = new LoopbackPair(c -> c, 4096);
              QueuePair qp = p.pdA.createQueuePair(QueuePairConfig.of(p.cqA))) {
