@@ -398,6 +398,41 @@ class TransmitterWireTest {
         }
     }
 
+    /**
+     * SQD lets the work already on the wire complete before SQ_DRAINED (IB verbs: the drain ends when
+     * every message in progress has completed); an RDMA Read completes with its Response. A fenced
+     * Send behind the Read has not started, so the drain holds it.
+     */
+    @Test
+    void aQpMovedToSqdWithAReadOutstandingRaisesSqDrainedOnlyOnceTheReadWasAnswered() {
+        try (TransmitWire w = wire(false, 4, 4)) {
+            w.fill(8192, 32, 5);
+            w.qp.postSend(new WorkRequest.RdmaRead(1, new Sge(w.region, 0, 16), 0, PEER_RKEY, SIGNALED));
+            Frame read = w.next("the Read Request");
+            w.qp.postSend(new WorkRequest.Send(2, new Sge(w.region, 0, 8), SIGNALED | WrFlags.FENCE));
+            w.qp.modify(QpState.SQD);
+            w.qp.postSend(new WorkRequest.Send(3, new Sge(w.region, 8, 8), SIGNALED)); // the posting thread transmits what it may
+            w.peerReads(0x00AB_0004, 0, 32, 8192);
+            Frame probe = w.next("the Response to the peer's Read while the QP drains");
+            assertThat(probe.fpdu().opcode()).as("nothing of the send queue leaves in SQD: " + probe).isEqualTo(RdmapOpcode.READ_RESPONSE);
+            assertThat(w.eventTypesSoFar()).as("events of the QP while its Read is outstanding in SQD")
+                    .doesNotContain(AsyncEventType.SQ_DRAINED);
+
+            w.peerResponds(read.fpdu().readRequest(), TransmitWire.pattern(16, 3));
+            WorkCompletion wc = w.completion("the Read, answered while the QP drains");
+            assertThat(wc.wrId()).isEqualTo(1);
+            assertThat(wc.status()).isEqualTo(CompletionStatus.SUCCESS);
+            w.awaitEvent(AsyncEventType.SQ_DRAINED, "the drain, once the Read was answered");
+            assertThat(w.eventTypesSoFar()).filteredOn(t -> t == AsyncEventType.SQ_DRAINED).hasSize(1);
+
+            w.qp.modify(QpState.RTS);
+            assertThat(List.of(w.next("the fenced Send"), w.next("the Send posted in SQD"))).extracting(f -> f.fpdu().msn())
+                    .containsExactly(1, 2);
+            assertThat(List.of(w.completion("the fenced Send"), w.completion("the Send posted in SQD"))).extracting(WorkCompletion::wrId)
+                    .containsExactly(2L, 3L);
+        }
+    }
+
     @Test
     void aReceivedSendIsPlacedWhileTheQpTransmits() {
         // sanity of the harness both ways: the raw peer's Send lands in a posted receive
