@@ -42,16 +42,21 @@ class TransmitterServiceabilityTest {
 
     /** The session group of the only QP of {@code w}'s adapter in a fresh dump. */
     private static List<SnapshotNode> session(TransmitWire w) {
+        SnapshotNode.Group qp = qp(w);
+        return groups(qp, "session").stream().findFirst()
+                .orElseThrow(() -> new AssertionError("no session of the connected QP in the dump: " + qp)).children();
+    }
+
+    /** The group of the only QP of {@code w}'s adapter in a fresh dump. */
+    private static SnapshotNode.Group qp(TransmitWire w) {
         Path dump = ProcessRas.dump("test: transmitter session");
         try (DumpReader reader = DumpReader.open(dump)) {
             SnapshotNode.Group adapter = reader.tree().stream()
                     .filter(n -> n instanceof SnapshotNode.Group g && g.kind().equals("adapter") && g.name().equals(w.device.name()))
                     .map(SnapshotNode.Group.class::cast).findFirst()
                     .orElseThrow(() -> new AssertionError("no adapter " + w.device.name() + " in the dump"));
-            SnapshotNode.Group qp = groups(adapter, "qp").stream().findFirst()
+            return groups(adapter, "qp").stream().findFirst()
                     .orElseThrow(() -> new AssertionError("no QP in the dump of " + w.device.name() + ": " + adapter));
-            return groups(qp, "session").stream().findFirst()
-                    .orElseThrow(() -> new AssertionError("no session of the connected QP in the dump: " + qp)).children();
         } finally {
             try {
                 Files.deleteIfExists(dump);
@@ -97,6 +102,9 @@ class TransmitterServiceabilityTest {
             assertThat(number(fresh, "next send msn")).isEqualTo(1);
             assertThat(number(fresh, "next read request msn")).isEqualTo(1);
             assertThat(text(fresh, "pending output")).as("a fresh, idle QP").isEqualTo("false");
+            w.qp.postReceive(new dev.tandem.verbs.ReceiveRequest(7, new Sge(w.region, 40_000, 64)));
+            w.qp.postReceive(new dev.tandem.verbs.ReceiveRequest(8, new Sge(w.region, 40_064, 64)));
+            assertThat(number(qp(w).children(), "receives posted")).isEqualTo(2);
 
             w.qp.postSend(new WorkRequest.Send(1, new Sge(w.region, 0, 8), WrFlags.SIGNALED));
             w.qp.postSend(new WorkRequest.Send(2, new Sge(w.region, 0, 8), WrFlags.SIGNALED));
