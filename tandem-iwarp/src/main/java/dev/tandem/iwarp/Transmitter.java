@@ -231,7 +231,9 @@ final class Transmitter {
                 return BUILT;
             }
             if (qp.isDraining()) {
-                if (!drainedSignalled && fpdus == 0) {
+                // drained once nothing is left half-sent or unwritten and every Read on the wire has
+                // its Response (IB verbs: SQ_DRAINED when every message in progress has completed)
+                if (!drainedSignalled && fpdus == 0 && c.orq.isEmpty()) {
                     drainedSignalled = true;
                     qp.sendQueueDrained();
                 }

@@ -255,6 +255,96 @@ class QueuePairRulesTest {
     }
 
     @Test
+    void aQpAtEveryAdvertisedMaximumIsCreatedAndOneAboveAnyIsRefused() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(c -> c, 4096)) {
+            var a = p.a.attributes();
+            QueuePairConfig max = new QueuePairConfig(p.cqA, p.cqA, null, a.maxQueuePairDepth(), a.maxQueuePairDepth(), a.maxSge(), a.maxSge(),
+                    a.maxInlineData(), a.maxIrd(), a.maxOrd(), false);
+            try (QueuePair qp = p.pdA.createQueuePair(max)) {
+                assertThat(qp.state()).isEqualTo(QpState.INIT);
+                assertThat(qp.ird()).isEqualTo(a.maxIrd());
+                assertThat(qp.ord()).isEqualTo(a.maxOrd());
+            }
+            List<QueuePairConfig> over = List.of(
+                    max.withDepths(a.maxQueuePairDepth() + 1, 1), max.withDepths(1, a.maxQueuePairDepth() + 1),
+                    max.withSge(a.maxSge() + 1, 1), max.withSge(1, a.maxSge() + 1), max.withMaxInline(a.maxInlineData() + 1),
+                    max.withReadDepths(a.maxIrd() + 1, 1), max.withReadDepths(1, a.maxOrd() + 1));
+            for (QueuePairConfig c : over) {
+                assertThatThrownBy(() -> p.pdA.createQueuePair(c)).as(c.toString()).isInstanceOf(InvalidArgumentException.class);
+            }
+            p.qpA.postSend(new WorkRequest.Send(1, new Sge(p.mrA, 0, 8), WrFlags.SIGNALED));
+            p.qpB.postReceive(new ReceiveRequest(2, new Sge(p.mrB, 0, 8)));
+            assertThat(LoopbackPair.awaitOne(p.cqB).wrId()).as("the adapter works on after the refusals").isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aQpOnAClosedSharedReceiveQueueIsRefusedAndLeavesItsCompletionQueuesFree() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(c -> c, 4096)) {
+            SharedReceiveQueue srq = p.pdA.createSharedReceiveQueue(4, 1);
+            srq.close();
+            CompletionQueue send = p.a.createCompletionQueue(8);
+            CompletionQueue receive = p.a.createCompletionQueue(8);
+            assertThatThrownBy(() -> p.pdA.createQueuePair(new QueuePairConfig(send, receive, srq, 4, 4, 1, 1, 0, 1, 1, false)))
+                    .isInstanceOf(dev.tandem.verbs.ResourceClosedException.class).hasMessageContaining("shared receive queue");
+            send.close(); // no QP holds them: both close
+            receive.close();
+            assertThatThrownBy(() -> send.poll(WorkCompletion.array(1))).isInstanceOf(dev.tandem.verbs.ResourceClosedException.class);
+            assertThatThrownBy(() -> receive.poll(WorkCompletion.array(1))).isInstanceOf(dev.tandem.verbs.ResourceClosedException.class);
+        }
+    }
+
+    @Test
+    void aBindNamingAWindowOfAnotherPdOrARegionOfAnotherProviderIsRefusedAtPost() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(c -> c, 4096);
+             dev.tandem.verbs.ProtectionDomain other = p.a.allocateProtectionDomain();
+             dev.tandem.verbs.MemoryWindow foreignWindow = other.allocateMemoryWindow();
+             dev.tandem.verbs.MemoryWindow w = p.pdA.allocateMemoryWindow()) {
+            assertThatThrownBy(() -> p.qpA.postSend(new WorkRequest.BindWindow(1, foreignWindow, p.mrA, 0, 64, dev.tandem.verbs.Access.REMOTE_READ,
+                    1, WrFlags.SIGNALED))).isInstanceOf(dev.tandem.verbs.LocalProtectionException.class).hasMessageContaining("window");
+            dev.tandem.verbs.MemoryRegion alien = new dev.tandem.verbs.MemoryRegion() {
+                @Override public dev.tandem.verbs.ProtectionDomain pd() { return p.pdA; }
+                @Override public java.lang.foreign.MemorySegment segment() { return p.mrA.segment(); }
+                @Override public int access() { return p.mrA.access(); }
+                @Override public int lkey() { return p.mrA.lkey(); }
+                @Override public int rkey() { return p.mrA.rkey(); }
+                @Override public int reregister(int access) { throw new UnsupportedOperationException(); }
+                @Override public boolean isValid() { return true; }
+                @Override public void close() { }
+            };
+            assertThatThrownBy(() -> p.qpA.postSend(new WorkRequest.BindWindow(2, w, alien, 0, 64, dev.tandem.verbs.Access.REMOTE_READ,
+                    1, WrFlags.SIGNALED))).isInstanceOf(dev.tandem.verbs.LocalProtectionException.class).hasMessageContaining("region");
+            assertThat(p.qpA.state()).as("a bind refused at post leaves the QP alone").isEqualTo(QpState.RTS);
+            assertThat(p.cqA.poll(WorkCompletion.array(1))).as("nothing was posted").isZero();
+        }
+    }
+
+    @Test
+    void anInlineSendOfExactlyMaxInlineDataGathersEveryEntryAtPostTime() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(c -> c, 4096);
+             QueuePair client = p.pdA.createQueuePair(QueuePairConfig.of(p.cqA).withMaxInline(96));
+             QueuePair server = p.pdB.createQueuePair(QueuePairConfig.of(p.cqB))) {
+            connect(p, client, server);
+            for (int i = 0; i < 200; i++) {
+                p.mrA.segment().set(ValueLayout.JAVA_BYTE, i, (byte) (i + 1));
+            }
+            server.postReceive(new ReceiveRequest(1, new Sge(p.mrB, 0, 128)));
+            // 40 + 56 = 96 bytes from two entries
+            client.postSend(new WorkRequest.Send(2, List.of(new Sge(p.mrA, 100, 40), new Sge(p.mrA, 0, 56)), WrFlags.SIGNALED | WrFlags.INLINE));
+            p.mrA.segment().fill((byte) 0);
+            assertThatThrownBy(() -> client.postSend(new WorkRequest.Send(3, new Sge(p.mrA, 0, 97), WrFlags.SIGNALED | WrFlags.INLINE)))
+                    .isInstanceOf(InvalidArgumentException.class).hasMessageContaining("96");
+            assertThat(LoopbackPair.awaitOne(p.cqA).wrId()).isEqualTo(2);
+            WorkCompletion wc = LoopbackPair.awaitOne(p.cqB);
+            assertThat(wc.byteLength()).isEqualTo(96);
+            for (int i = 0; i < 96; i++) {
+                byte expected = (byte) (i < 40 ? 101 + i : i - 40 + 1);
+                assertThat(p.mrB.segment().get(ValueLayout.JAVA_BYTE, i)).as("byte %d", i).isEqualTo(expected);
+            }
+        }
+    }
+
+    @Test
     void disconnectingAQpThatWasNeverConnectedChangesNothing() throws Exception {
         try (LoopbackPair p = new LoopbackPair(c -> c, 4096);
              QueuePair qp = p.pdA.createQueuePair(QueuePairConfig.of(p.cqA))) {
