@@ -29,10 +29,8 @@ final class AsyncEventLog {
         }
         long deadline = System.nanoTime() + within.toNanos();
         while (true) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return null;
-            }
+            // polls at least once, so a look with no wait still sees the events already queued
+            long left = Math.max(0, deadline - System.nanoTime());
             AsyncEvent next = device.pollAsyncEvent(Duration.ofNanos(left));
             if (next == null) {
                 return null;
