@@ -53,22 +53,27 @@ final class SendQueue {
         inlineBuffer = inlineSegment.asByteBuffer();
     }
 
-    /** Claims a slot; -1 when the queue is full. */
+    /**
+     * Claims a slot; -1 when the queue is full, that is when {@code depth} requests are posted whose
+     * completions were not yet polled. A completion can be polled (and so release its slot) before
+     * {@link #complete} has moved its head past it; a claim then waits for the head rather than
+     * report a queue the application has already emptied as full.
+     */
     long claim() {
         while (true) {
             long pos = tail.get();
-            if (pos - released >= depth || pos - head >= depth) {
+            if (pos - released >= depth) {
                 return -1;
             }
             int idx = (int) (pos & mask);
             long seq = sequences.get(idx);
-            if (seq == pos) {
+            if (seq == pos && pos - head < depth) {
                 if (tail.compareAndSet(pos, pos + 1)) {
                     return pos;
                 }
-            } else if (seq < pos) {
-                return -1;
             }
+            // another poster took pos, or the completer that emitted the polled completion is still
+            // moving the head and recycling the slot: both finish without waiting for this thread
             Thread.onSpinWait();
         }
     }

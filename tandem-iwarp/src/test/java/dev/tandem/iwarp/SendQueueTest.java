@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntConsumer;
@@ -329,6 +330,28 @@ class SendQueueTest {
         assertThat(sq.claim()).as("completed but not yet polled: the slot is still the application's").isEqualTo(-1);
         sq.release(a + 1);
         assertThat(sq.claim()).as("after the completion was polled").isEqualTo(2);
+    }
+
+    @Test
+    void aCompletionPolledBeforeTheCompleterMovedItsHeadFreesItsSlotForTheNextPost() throws Exception {
+        SendQueue sq = new SendQueue(2, 0);
+        long a = post(sq, 1);
+        post(sq, 2);
+        sq.finish(a, CompletionStatus.SUCCESS, 0);
+        AtomicLong claimed = new AtomicLong(Long.MIN_VALUE);
+        Thread[] poster = new Thread[1];
+        sq.complete((wr, status, vendorError, position) -> {
+            // the application polls this completion and posts again while the completer is still in emit
+            sq.release(position + 1);
+            poster[0] = Thread.ofPlatform().name("test-poster").start(() -> claimed.set(sq.claim()));
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
+            while (claimed.get() == Long.MIN_VALUE && System.nanoTime() < deadline) {
+                Thread.onSpinWait(); // a claim that answers before the head moved may only answer -1
+            }
+        });
+        poster[0].join(TimeUnit.NANOSECONDS.toMillis(BOUND_NANOS));
+        assertThat(poster[0].isAlive()).as("the poster still waits for the head").isFalse();
+        assertThat(claimed.get()).as("the slot the polled completion freed, not QueueFull").isEqualTo(2);
     }
 
     @Test
