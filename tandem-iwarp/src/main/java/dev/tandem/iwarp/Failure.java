@@ -52,6 +52,14 @@ record Failure(TerminateCode terminate, int segmentLength, byte[] offending, boo
         return new Failure(terminate, segmentLength, offending, rdmapIncluded, headStatus, vendorError, e, detail);
     }
 
+    /**
+     * This failure completing the oldest request on the wire {@code status} instead of
+     * {@code WR_FLUSH_ERR}: a Read whose sink the application gave back fails locally.
+     */
+    Failure withHeadStatus(CompletionStatus status) {
+        return new Failure(terminate, segmentLength, offending, rdmapIncluded, status, vendorError, event, detail);
+    }
+
     static CompletionStatus statusFor(TerminateCode code) {
         if (code.isProtectionError() || code == TerminateCode.RDMAP_ACCESS_RIGHTS) {
             return CompletionStatus.REM_ACCESS_ERR;

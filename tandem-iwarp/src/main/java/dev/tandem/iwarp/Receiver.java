@@ -279,13 +279,17 @@ final class Receiver {
         WorkRequest.RdmaRead read = (WorkRequest.RdmaRead) qp.sendQueue().request(c.orq.peek());
         Sge sink = read.sgl().get(0);
         IwMemoryRegion region = (IwMemoryRegion) sink.region();
-        // a zero-length response places nothing: only its STag and TO are checked (as siw_proc_rresp)
-        if (stag != region.lkey() || (payloadLength > 0 && !region.isValid())) {
+        int asked = c.orq.peekSinkStag();
+        if (stag != asked) {
             if (!region.isClosed()) {
                 region.counters().accessFault();
             }
             return fault(TerminateCode.DDP_TAGGED_INVALID_STAG, "Read Response to STag " + dev.tandem.verbs.STag.format(stag)
-                    + " but the outstanding Read's sink is " + dev.tandem.verbs.STag.format(region.lkey()));
+                    + " but the outstanding Read Request named sink STag " + dev.tandem.verbs.STag.format(asked));
+        }
+        // a zero-length response places nothing: only its STag and TO are checked (as siw_proc_rresp)
+        if (payloadLength > 0 && (!region.isValid() || region.lkey() != asked)) {
+            return sinkGivenBack(region, asked);
         }
         if (to != sink.offset() + readReceived || readReceived + payloadLength > sink.length()) {
             region.counters().accessFault();
@@ -295,6 +299,25 @@ final class Receiver {
         region.counters().remoteAccess();
         place(region, to, payloadLength);
         return true;
+    }
+
+    /**
+     * The peer answered the outstanding Read to the sink STag its request named, but the application
+     * deregistered, invalidated or reregistered that sink since: nothing is placed. A local fault, as
+     * siw treats a sink that fails its check in {@code siw_proc_rresp}: the Read completes
+     * {@code LOC_PROT_ERR}, the QP raises {@code QP_ACCESS_ERROR}, and the peer still gets the DDP
+     * invalid-STag Terminate, since its response can no longer be placed.
+     */
+    private boolean sinkGivenBack(IwMemoryRegion region, int asked) {
+        if (!region.isClosed()) {
+            region.counters().accessFault();
+        }
+        String what = "Read Response of " + payloadLength + " bytes to sink STag " + dev.tandem.verbs.STag.format(asked)
+                + ", which the application " + (region.isClosed() ? "deregistered" : region.isValid()
+                ? "reregistered as " + dev.tandem.verbs.STag.format(region.lkey()) : "invalidated") + " after the Read Request left";
+        qp.fail(detected(TerminateCode.DDP_TAGGED_INVALID_STAG, what).withHeadStatus(CompletionStatus.LOC_PROT_ERR),
+                inProgress(CompletionStatus.WR_FLUSH_ERR, 0, 0, 0));
+        return false;
     }
 
     /** Places a Send segment at the offset its MO must have; the MO itself is checked once read, before delivery. */
@@ -564,6 +587,15 @@ final class Receiver {
      * (null: keep it). False, always.
      */
     private boolean fault(TerminateCode code, String what, CompletionStatus status, long length, int flags, AsyncEventType event) {
+        qp.counters().countMalformed();
+        Failure f = detected(code, what);
+        qp.fail(event == null ? f : f.withEvent(event),
+                inProgress(status, length, flags, status == CompletionStatus.WR_FLUSH_ERR ? 0 : code.bits()));
+        return false;
+    }
+
+    /** The failure that answers {@code code} with a Terminate quoting the offending headers. */
+    private Failure detected(TerminateCode code, String what) {
         int bytes = header.position();
         boolean tagged = bytes > FpduDescriptor.DDP_CONTROL_OFFSET && (header.get(FpduDescriptor.DDP_CONTROL_OFFSET) & FpduDescriptor.DDP_TAGGED) != 0;
         int ddpLength = tagged ? FpduDescriptor.TAGGED_HEADER_LENGTH : FpduDescriptor.UNTAGGED_HEADER_LENGTH;
@@ -574,14 +606,10 @@ final class Receiver {
             offending = new byte[quoted];
             header.get(2, offending, 0, quoted);
         }
-        qp.counters().countMalformed();
         if (code == TerminateCode.LLP_CRC) {
             qp.device().ras().crcErrors.incrementAtomic();
         }
-        Failure f = Failure.detected(code, ulpdu, offending, withRdmap, what);
-        qp.fail(event == null ? f : f.withEvent(event),
-                inProgress(status, length, flags, status == CompletionStatus.WR_FLUSH_ERR ? 0 : code.bits()));
-        return false;
+        return Failure.detected(code, ulpdu, offending, withRdmap, what);
     }
 
     /**

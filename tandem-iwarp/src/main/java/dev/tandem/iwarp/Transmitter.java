@@ -272,8 +272,7 @@ final class Transmitter {
                 if (c.orq.isFull(c.ord)) {
                     return WAIT;
                 }
-                buildReadRequest(read);
-                c.orq.push(pos);
+                c.orq.push(pos, buildReadRequest(read));
                 sq.advanceTx();
                 qp.counters().sent(read);
                 return BUILT;
@@ -436,19 +435,22 @@ final class Transmitter {
         return views[slot];
     }
 
-    private void buildReadRequest(WorkRequest.RdmaRead read) {
+    /** Builds the Read Request of {@code read}; returns the sink STag it carries. */
+    private int buildReadRequest(WorkRequest.RdmaRead read) {
         Sge sink = read.sgl().get(0);
+        int sinkStag = sink.region().lkey();
         int first = gatherCount;
         ByteBuffer h = newHeader();
         h.putShort((short) (FpduDescriptor.UNTAGGED_HEADER_LENGTH + 28));
         untaggedHeader(h, true, RdmapOpcode.READ_REQUEST, 0, FpduDescriptor.QN_READ_REQUEST, readMsn++, 0);
-        h.putInt(sink.region().lkey());
+        h.putInt(sinkStag);
         h.putLong(sink.offset());
         h.putInt(sink.length());
         h.putInt(read.rkey());
         h.putLong(read.remoteOffset());
         h.flip();
         seal(first, FpduDescriptor.UNTAGGED_HEADER_LENGTH + 28, READ_REQUEST);
+        return sinkStag;
     }
 
     /** One FPDU of the oldest Read Response; the entry is released once its last FPDU is built. */

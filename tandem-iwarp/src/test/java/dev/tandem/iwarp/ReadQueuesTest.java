@@ -102,10 +102,10 @@ class ReadQueuesTest {
         OutstandingReads orq = new OutstandingReads(8);
         assertTrue(orq.isEmpty());
         assertFalse(orq.isFull(2));
-        orq.push(10);
+        orq.push(10, 0x100 + 10);
         assertFalse(orq.isEmpty());
         assertFalse(orq.isFull(2), "one of ORD 2 outstanding");
-        orq.push(11);
+        orq.push(11, 0x100 + 11);
         assertTrue(orq.isFull(2), "ORD 2 reached");
         assertFalse(orq.isFull(3), "a larger ORD has room");
         assertEquals(2, orq.size());
@@ -117,15 +117,16 @@ class ReadQueuesTest {
     @Test
     void theRequesterIsBoundedByItsCapacityWhateverTheOrd() {
         OutstandingReads orq = new OutstandingReads(2);
-        orq.push(1);
+        orq.push(1, 0x100 + 1);
         assertFalse(orq.isFull(100));
-        orq.push(2);
+        orq.push(2, 0x100 + 2);
         assertTrue(orq.isFull(100), "an ORD above the capacity is bounded by the capacity");
         OutstandingReads tiny = new OutstandingReads(0);
         assertFalse(tiny.isFull(1));
-        tiny.push(7);
+        tiny.push(7, 0x107);
         assertTrue(tiny.isFull(1), "a queue of capacity 0 still holds one Read");
         assertEquals(7, tiny.peek());
+        assertEquals(0x107, tiny.peekSinkStag());
     }
 
     @Test
@@ -137,12 +138,14 @@ class ReadQueuesTest {
             int n = 1 + round % 3;
             for (int i = 0; i < n; i++) {
                 assertFalse(orq.isFull(3));
-                orq.push(sqPosition++);
+                orq.push(sqPosition, (int) sqPosition * 31);
+                sqPosition++;
             }
             assertEquals(n, orq.size());
             for (int i = 0; i < n; i++) {
                 assertFalse(orq.isEmpty());
                 assertEquals(expected, orq.peek(), "the oldest outstanding Read gets the next response");
+                assertEquals((int) expected * 31, orq.peekSinkStag(), "the sink STag its Read Request carried");
                 assertEquals(expected++, orq.peek(), "peek does not consume");
                 orq.pop();
             }

@@ -462,6 +462,77 @@ class LiveEngineMalformedFrameTest {
         }
     }
 
+    /** What happens to the sink of an outstanding Read, and to which STag the raw peer answers. */
+    enum SinkCase {
+        /** Reregistered: a fresh STag (issue 12, row 6); the peer answers to the STag its request named. */
+        REREGISTERED_ANSWER_TO_ASKED(true, false),
+        /** Deregistered; the peer answers to the STag its request named. */
+        DEREGISTERED_ANSWER_TO_ASKED(false, false),
+        /** Reregistered; the peer answers to the new STag, which no request named (the peer never learned it). */
+        REREGISTERED_ANSWER_TO_NEW(true, true);
+
+        final boolean reregister;
+        final boolean answerToNew;
+
+        SinkCase(boolean reregister, boolean answerToNew) {
+            this.reregister = reregister;
+            this.answerToNew = answerToNew;
+        }
+    }
+
+    static Stream<Arguments> sinkCases() {
+        return Stream.of(SinkCase.values()).flatMap(c -> Stream.of(Arguments.of(c, true), Arguments.of(c, false)));
+    }
+
+    /**
+     * The application gives back the sink of an RDMA Read after its Read Request left. A response
+     * to the STag the request named is not placed and the Read completes {@code LOC_PROT_ERR}: the
+     * fault is local, as siw's check of the sink in {@code siw_proc_rresp} makes it. A response to
+     * any other STag is the peer's fault, even the sink's new STag: the Read does not succeed. In
+     * every case not a byte lands, and the peer gets the DDP invalid-STag Terminate.
+     */
+    @ParameterizedTest(name = "{0} crc={1}")
+    @MethodSource("sinkCases")
+    void aReadResponseForASinkGivenBackAfterTheRequestLeftPlacesNothing(SinkCase c, boolean crc) {
+        try (Rig rig = new Rig(crc); RawPeer peer = RawPeer.connect(RAW_IP, rig.server.address())) {
+            Responder.Accepted a = rig.connectRaw(peer);
+            MemoryRegion sink = rig.server.pd.registerMemory(rig.server.arena.allocate(256, 64), Access.LOCAL_WRITE);
+            int asked = sink.lkey();
+            a.qp().postSend(new WorkRequest.RdmaRead(9, new Sge(sink, 0, 64), 0, 0x4242_4201, WrFlags.SIGNALED));
+            byte[] request = peer.readFpdu("the Read Request");
+            Fpdu r = FpduDecoder.decodeFpdu(request, 0, request.length, crc ? FpduDecoder.CrcMode.VERIFY : FpduDecoder.CrcMode.NOT_USED);
+            assertThat(r.opcode()).as(r.describe()).isEqualTo(RdmapOpcode.READ_REQUEST);
+            int answered = asked;
+            if (c.reregister) {
+                assertThat(sink.reregister(Access.LOCAL_WRITE)).as("a reregistered region's new STag").isNotEqualTo(asked);
+                answered = c.answerToNew ? sink.lkey() : asked;
+            } else {
+                sink.close();
+            }
+            byte[] response = FpduBuilder.tagged(0xC1, 0x42, answered, 0, payload(64));
+            peer.send(FpduBuilder.fpdus(crc).frame(response).bytes());
+
+            byte[] term = peer.readFpdu("the Terminate for the Read Response");
+            checkTerminate(term, crc, TerminateCode.DDP_TAGGED_INVALID_STAG, response, c.toString());
+            assertThat(peer.awaitClose("the Terminate")).isEqualTo(RawPeer.Close.EOF);
+            WorkCompletion w = Responder.awaitCompletion(a.cq(), "the Read");
+            assertThat(w.wrId()).isEqualTo(9);
+            assertThat(w.status()).as(w.toString())
+                    .isEqualTo(c.answerToNew ? CompletionStatus.WR_FLUSH_ERR : CompletionStatus.LOC_PROT_ERR);
+            assertThat(w.byteLength()).as(w.toString()).isZero();
+            if (!c.answerToNew) {
+                assertThat(w.vendorError()).as(w.toString()).isEqualTo(TerminateCode.DDP_TAGGED_INVALID_STAG.bits());
+            }
+            AsyncEvent e = rig.server.awaitEvent(a.qp(), "the refused Read Response");
+            assertThat(e.type()).as(e.detail()).isEqualTo(QP_ACCESS_ERROR);
+            if (c.reregister) {
+                assertThat(bytes(sink.segment(), 0, 64)).as("the sink after " + c).isEqualTo(new byte[64]);
+                sink.close();
+            }
+            rig.assertGoodConnectionServes("after " + c);
+        }
+    }
+
     /** Waits (bounded) until {@code expected} lies at {@code offset} of {@code s}. */
     private static void awaitBytes(MemorySegment s, long offset, byte[] expected, String what) {
         long deadline = System.nanoTime() + RawPeer.WAIT.toNanos();
