@@ -123,6 +123,33 @@ class LiveEngineMalformedFrameTest {
         READ_OUT_OF_BOUNDS(TerminateCode.RDMAP_BASE_BOUNDS, QP_ACCESS_ERROR, 64,
                 p -> FpduBuilder.fpdus(p.crc()).readRequest(1, PEER_SINK_STAG, PEER_SINK_TO, 64, p.rkey(), Responder.REGION_LENGTH - 16)
                         .bytes()),
+        /** A Read Request opcode on the Send queue (QN 0). */
+        READ_REQUEST_ON_SEND_QUEUE(TerminateCode.RDMAP_UNEXPECTED_OPCODE, QP_REQUEST_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.untagged(0x41, 0x41, 0, 0, 1, 0,
+                        FpduBuilder.readRequestPayload(PEER_SINK_STAG, PEER_SINK_TO, 64, p.rkey(), 0))).bytes()),
+        /** A Send opcode on the Read Request queue (QN 1). */
+        SEND_ON_READ_REQUEST_QUEUE(TerminateCode.RDMAP_UNEXPECTED_OPCODE, QP_REQUEST_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.untagged(0x41, 0x43, 1, 0, 1, 0, payload(28))).bytes()),
+        /** A Read Request one byte short of its 28-byte RDMAP header. */
+        READ_REQUEST_TOO_SHORT(TerminateCode.DDP_CATASTROPHIC, QP_FATAL, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.untagged(0x41, 0x41, 1, 0, 1, 0,
+                        Arrays.copyOf(FpduBuilder.readRequestPayload(PEER_SINK_STAG, PEER_SINK_TO, 64, p.rkey(), 0), 27))).bytes()),
+        /** A Read Request one byte longer than its 28-byte RDMAP header. */
+        READ_REQUEST_TOO_LONG(TerminateCode.DDP_CATASTROPHIC, QP_FATAL, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.untagged(0x41, 0x41, 1, 0, 1, 0,
+                        Arrays.copyOf(FpduBuilder.readRequestPayload(PEER_SINK_STAG, PEER_SINK_TO, 64, p.rkey(), 0), 29))).bytes()),
+        /** The first Read Request carries MSN 2. */
+        READ_REQUEST_MSN_2_FIRST(TerminateCode.DDP_UNTAGGED_MSN_RANGE, QP_REQUEST_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).readRequest(2, PEER_SINK_STAG, PEER_SINK_TO, 64, p.rkey(), 0).bytes()),
+        /** A Read Response when this side has no RDMA Read outstanding. */
+        READ_RESPONSE_UNASKED(TerminateCode.RDMAP_UNEXPECTED_OPCODE, QP_REQUEST_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.tagged(0xC1, 0x42, PEER_SINK_STAG, 0, payload(32))).bytes()),
+        /** A Terminate whose ULPDU holds two bytes of its four-byte control word. */
+        TERMINATE_TOO_SHORT(TerminateCode.RDMAP_UNEXPECTED_OPCODE, QP_REQUEST_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.untagged(0x41, 0x47, 2, 0, 1, 0, new byte[2])).bytes()),
+        /** A Send opcode on the Terminate queue (QN 2). */
+        SEND_ON_TERMINATE_QUEUE(TerminateCode.RDMAP_UNEXPECTED_OPCODE, QP_REQUEST_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.untagged(0x41, 0x43, 2, 0, 1, 0, payload(4))).bytes()),
         /** Half of an 88-byte Send FPDU (its header and part of the payload), then FIN. */
         TRUNCATED_IN_PAYLOAD(null, QP_FATAL, 64,
                 p -> Arrays.copyOf(FpduBuilder.fpdus(p.crc()).send(1, payload(64)).bytes(), 44)),
@@ -191,6 +218,12 @@ class LiveEngineMalformedFrameTest {
                     assertThat(TerminateCode.fromBits(r.vendorError())).isEqualTo(TerminateCode.DDP_UNTAGGED_TOO_LONG);
                 } else {
                     assertThat(r.status()).as("nothing is delivered from a faulted stream: %s", r).isEqualTo(CompletionStatus.WR_FLUSH_ERR);
+                }
+                if (c != Case.BAD_CRC && c.code != null) {
+                    // a fault in the headers places nothing; a payload is placed as it arrives, so a bad
+                    // CRC or a cut stream leaves bytes in a Receive that then completes in error
+                    assertThat(bytes(bad.region().segment(), 4096, c.receiveLength)).as("the receive buffer after " + c)
+                            .isEqualTo(new byte[c.receiveLength]);
                 }
             }
             rig.assertGoodConnectionServes("after " + c);
@@ -531,6 +564,56 @@ class LiveEngineMalformedFrameTest {
             }
             rig.assertGoodConnectionServes("after " + c);
         }
+    }
+
+    /**
+     * A Read Response in two segments into a sink at offset 16 of its region: each segment must
+     * carry the TO where the bytes before it end (the sink's TO plus what arrived). In order, both
+     * land and the Read succeeds; a second segment at the first one's TO, or one running past the
+     * sink, is refused with a base-or-bounds Terminate and places nothing.
+     */
+    @ParameterizedTest(name = "{0} crc={1}")
+    @MethodSource("segmentCases")
+    void aReadResponseInSegmentsLandsOnlyAtTheToEachMustCarry(String second, boolean crc) {
+        try (Rig rig = new Rig(crc); RawPeer peer = RawPeer.connect(RAW_IP, rig.server.address())) {
+            Responder.Accepted a = rig.connectRaw(peer);
+            MemoryRegion sink = rig.server.pd.registerMemory(rig.server.arena.allocate(256, 64), Access.LOCAL_WRITE);
+            a.qp().postSend(new WorkRequest.RdmaRead(9, new Sge(sink, 16, 64), 0, 0x4242_4201, WrFlags.SIGNALED));
+            peer.readFpdu("the Read Request");
+            byte[] data = payload(96);
+            peer.send(FpduBuilder.fpdus(crc).frame(FpduBuilder.tagged(0x81, 0x42, sink.lkey(), 16, Arrays.copyOf(data, 32))).bytes());
+            awaitBytes(sink.segment(), 16, Arrays.copyOf(data, 32), "the first segment of the Read Response");
+            byte[] rest = switch (second) {
+                case "in order" -> FpduBuilder.tagged(0xC1, 0x42, sink.lkey(), 48, Arrays.copyOfRange(data, 32, 64));
+                case "at the first one's TO" -> FpduBuilder.tagged(0xC1, 0x42, sink.lkey(), 16, Arrays.copyOfRange(data, 32, 64));
+                default -> FpduBuilder.tagged(0xC1, 0x42, sink.lkey(), 48, Arrays.copyOfRange(data, 32, 96)); // past the sink
+            };
+            peer.send(FpduBuilder.fpdus(crc).frame(rest).bytes());
+            WorkCompletion w = Responder.awaitCompletion(a.cq(), "the Read");
+            assertThat(w.wrId()).isEqualTo(9);
+            if (second.equals("in order")) {
+                assertThat(w.status()).as(w.toString()).isEqualTo(CompletionStatus.SUCCESS);
+                assertThat(w.byteLength()).isEqualTo(64);
+                assertThat(bytes(sink.segment(), 16, 64)).isEqualTo(Arrays.copyOf(data, 64));
+                assertThat(bytes(sink.segment(), 80, 64)).as("past the sink").isEqualTo(new byte[64]);
+                assertThat(a.qp().state()).isEqualTo(QpState.RTS);
+            } else {
+                byte[] term = peer.readFpdu("the Terminate for the second segment");
+                checkTerminate(term, crc, TerminateCode.DDP_TAGGED_BASE_BOUNDS, rest, second);
+                assertThat(w.status()).as(w.toString()).isEqualTo(CompletionStatus.WR_FLUSH_ERR);
+                assertThat(bytes(sink.segment(), 16, 32)).as("the first segment stays").isEqualTo(Arrays.copyOf(data, 32));
+                assertThat(bytes(sink.segment(), 48, 96)).as("nothing of the refused segment").isEqualTo(new byte[96]);
+                AsyncEvent e = rig.server.awaitEvent(a.qp(), "the refused segment");
+                assertThat(e.type()).as(e.detail()).isEqualTo(QP_ACCESS_ERROR);
+            }
+            sink.close();
+            rig.assertGoodConnectionServes("after a second segment " + second);
+        }
+    }
+
+    static Stream<Arguments> segmentCases() {
+        return Stream.of("in order", "at the first one's TO", "past the sink")
+                .flatMap(c -> Stream.of(Arguments.of(c, true), Arguments.of(c, false)));
     }
 
     /** Waits (bounded) until {@code expected} lies at {@code offset} of {@code s}. */
