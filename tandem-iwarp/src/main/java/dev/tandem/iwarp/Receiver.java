@@ -69,6 +69,8 @@ final class Receiver {
     private ReceiveRequest receive;
     private long received;
     private long readReceived;
+    /** Payload bytes of the RDMA Write being received, counted when its last segment arrives. */
+    private long writeReceived;
 
     Receiver(Connection c) {
         this.c = c;
@@ -475,8 +477,10 @@ final class Receiver {
         completed = last;
         return switch (opcode) {
             case RdmapOpcode.RDMA_WRITE -> {
+                writeReceived += payloadLength;
                 if (last) {
-                    qp.counters().received(opcode, 0);
+                    qp.counters().received(opcode, writeReceived);
+                    writeReceived = 0;
                 }
                 yield true;
             }

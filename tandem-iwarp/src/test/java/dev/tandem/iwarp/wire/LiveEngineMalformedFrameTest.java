@@ -650,6 +650,10 @@ class LiveEngineMalformedFrameTest {
         assertThat(t.code()).as("Terminate code: " + d).isEqualTo(code);
         assertThat(t.control() & 0x1FFF).as("reserved bits of the Terminate control word: " + d).isZero();
         byte[] payload = Arrays.copyOfRange(fpdu, f.payloadOffset(), f.payloadOffset() + f.payloadLength());
+        if (offendingUlpdu != null && offendingUlpdu.length >= FpduDescriptor.TAGGED_HEADER_LENGTH && (offendingUlpdu[0] & 0x80) != 0) {
+            // the first 16 bytes read of any FPDU hold a whole tagged header: it is always quoted
+            assertThat(t.d()).as("a tagged segment's header is quoted: " + d).isTrue();
+        }
         if (!t.m() && !t.d() && !t.r()) {
             assertThat(payload).as("a Terminate that quotes nothing is the control word only: " + d).hasSize(4);
             return t;

@@ -16,11 +16,11 @@ import java.util.stream.Collectors;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What {@code tandem stat} shows of a QP's transmit side: messages, payload bytes and FPDUs sent,
+ * What {@code tandem stat} shows of a QP's traffic: messages, payload bytes and FPDUs sent and received,
  * per QP and per opcode of the adapter, for messages that span several FPDUs (MULPDU 128) and for
  * both ends of an RDMA Read.
  */
-class TransmitCountersTest {
+class TrafficCountersTest {
 
     private static Map<String, Long> counters() {
         try (RasReader reader = RasReader.open(ProcessRas.current().path())) {
@@ -74,6 +74,36 @@ class TransmitCountersTest {
             awaitCounter(qpB + " bytes sent", 300, "the Read Response's payload");
             awaitCounter(qpB + " fpdus sent", 3, "the Read Response in three FPDUs of 114 bytes at most");
             awaitCounter(p.b.name() + " sent READ_RESPONSE", 1, "the Read Response");
+        }
+    }
+
+    @Test
+    void aQpCountsTheMessagesPayloadBytesAndFpdusItReceived() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(c -> c.withMaxUlpdu(128), 8192)) {
+            String qpA = p.a.name() + " qp " + p.qpA.qpNumber();
+            String qpB = p.b.name() + " qp " + p.qpB.qpNumber();
+            p.qpB.postReceive(new dev.tandem.verbs.ReceiveRequest(1, new Sge(p.mrB, 0, 1024)));
+            p.qpA.postSend(new WorkRequest.Send(2, new Sge(p.mrA, 0, 300), WrFlags.SIGNALED));
+            p.qpA.postSend(new WorkRequest.RdmaWrite(3, new Sge(p.mrA, 0, 300), 2048, p.mrB.rkey(), WrFlags.SIGNALED));
+            success(LoopbackPair.awaitOne(p.cqA), 2);
+            success(LoopbackPair.awaitOne(p.cqA), 3);
+            success(LoopbackPair.awaitOne(p.cqB), 1);
+            awaitCounter(qpB + " messages received", 2, "a Send and a Write of three FPDUs each: one message each");
+            awaitCounter(qpB + " bytes received", 600, "300 payload bytes each, the Write's too");
+            awaitCounter(qpB + " fpdus received", 6, "three FPDUs each");
+            awaitCounter(p.b.name() + " received SEND", 1, "the Send");
+            awaitCounter(p.b.name() + " received RDMA_WRITE", 1, "the Write");
+
+            p.qpA.postSend(new WorkRequest.RdmaRead(4, new Sge(p.mrA, 4096, 300), 2048, p.mrB.rkey(), WrFlags.SIGNALED));
+            success(LoopbackPair.awaitOne(p.cqA), 4);
+            awaitCounter(qpB + " messages received", 3, "the Read Request");
+            awaitCounter(qpB + " fpdus received", 7, "one Read Request FPDU");
+            awaitCounter(qpB + " bytes received", 600, "a Read Request carries no payload");
+            awaitCounter(p.b.name() + " received READ_REQUEST", 1, "the Read Request");
+            awaitCounter(qpA + " messages received", 1, "the Read Response");
+            awaitCounter(qpA + " bytes received", 300, "the Read Response's payload");
+            awaitCounter(qpA + " fpdus received", 3, "the Read Response in three FPDUs");
+            awaitCounter(p.a.name() + " received READ_RESPONSE", 1, "the Read Response");
         }
     }
 }
