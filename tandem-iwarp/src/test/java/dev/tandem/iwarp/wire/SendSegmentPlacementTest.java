@@ -22,7 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A Send that a raw peer cuts into segments, each with its MO, into a Receive of two entries in two
  * regions: the bytes land entry after entry whatever the cuts, and the placement check (issue 12,
  * row 2) looks at exactly the entries a segment's bytes reach: not an entry the bytes never get to,
- * nor one earlier segments filled to its end, but always one a segment runs on into.
+ * nor one earlier segments filled to its end, but always one a segment runs on into. And a stream
+ * that arrives a few bytes at a time: FPDUs are placed whatever the reads return, and a length
+ * field too short for any header is refused as soon as it is in.
  */
 class SendSegmentPlacementTest {
     private static final String SERVER_IP = "127.0.1.23";
@@ -35,6 +37,14 @@ class SendSegmentPlacementTest {
             b[i] = (byte) (i * 13 + 5);
         }
         return b;
+    }
+
+    /** Sends {@code bytes} {@code step} at a time, 100 µs apart, so the engine's reads see them in pieces. */
+    private static void trickle(RawPeer peer, byte[] bytes, int step) {
+        for (int i = 0; i < bytes.length; i += step) {
+            peer.send(Arrays.copyOfRange(bytes, i, Math.min(bytes.length, i + step)));
+            java.util.concurrent.locks.LockSupport.parkNanos(100_000); // pacing, not waiting for anything
+        }
     }
 
     /** A Send segment of MSN 1 at {@code mo}: the last of its message or not. */
@@ -170,6 +180,39 @@ class SendSegmentPlacementTest {
             assertThat(bytes(rig.first.segment(), 32, 32)).as("not even the part for the entry still valid").isEqualTo(new byte[32]);
             AsyncEvent e = rig.server.awaitEvent(rig.a.qp(), "the refused segment");
             assertThat(e.type()).as(e.detail()).isEqualTo(AsyncEventType.QP_ACCESS_ERROR);
+        }
+    }
+
+    @ParameterizedTest(name = "crc={0}")
+    @ValueSource(booleans = {true, false})
+    void fpdusTrickledAFewBytesAtATimeArePlacedAsAWholeStreamWouldBe(boolean crc) {
+        try (Rig rig = new Rig(crc)) {
+            int msn = 1;
+            for (int step : new int[] {1, 3, 7}) {
+                rig.postReceive(0, 0);
+                byte[] d = data(100);
+                Arrays.fill(d, 0, step, (byte) step); // each round's bytes differ from the last round's
+                byte[] stream = FpduBuilder.fpdus(crc).write(rig.a.region().rkey(), 512, true, Arrays.copyOf(d, 37))
+                        .frame(FpduBuilder.untagged(0x41, 0x43, 0, 0, msn++, 0, Arrays.copyOfRange(d, 37, 100))).bytes();
+                trickle(rig.peer, stream, step);
+                WorkCompletion w = rig.awaitReceive();
+                assertThat(w.status()).as("%d bytes at a time: %s", step, w).isEqualTo(CompletionStatus.SUCCESS);
+                assertThat(w.byteLength()).isEqualTo(63);
+                assertThat(bytes(rig.first.segment(), 0, 63)).as("the Send, %d bytes at a time", step).isEqualTo(Arrays.copyOfRange(d, 37, 100));
+                assertThat(bytes(rig.a.region().segment(), 512, 37)).as("the Write, %d bytes at a time", step).isEqualTo(Arrays.copyOf(d, 37));
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "crc={0}")
+    @ValueSource(booleans = {true, false})
+    void aLengthFieldTooShortForAnyHeaderIsRefusedAsSoonAsItIsIn(boolean crc) {
+        try (Rig rig = new Rig(crc)) {
+            rig.postReceive(0, 0);
+            trickle(rig.peer, new byte[] {0, 0}, 1); // ULPDU_LENGTH 0, and nothing after it
+            byte[] term = rig.peer.readFpdu("the Terminate for ULPDU_LENGTH 0");
+            LiveEngineMalformedFrameTest.checkTerminate(term, crc, TerminateCode.DDP_CATASTROPHIC, null, "ULPDU_LENGTH 0 alone");
+            assertThat(rig.awaitReceive().status()).isEqualTo(CompletionStatus.WR_FLUSH_ERR);
         }
     }
 }
