@@ -191,7 +191,9 @@ class SendSegmentPlacementTest {
             for (int step : new int[] {1, 3, 7}) {
                 rig.postReceive(0, 0);
                 byte[] d = data(100);
-                Arrays.fill(d, 0, step, (byte) step); // each round's bytes differ from the last round's
+                for (int i = 0; i < d.length; i++) {
+                    d[i] += (byte) step; // every byte differs from the last round's
+                }
                 byte[] stream = FpduBuilder.fpdus(crc).write(rig.a.region().rkey(), 512, true, Arrays.copyOf(d, 37))
                         .frame(FpduBuilder.untagged(0x41, 0x43, 0, 0, msn++, 0, Arrays.copyOfRange(d, 37, 100))).bytes();
                 trickle(rig.peer, stream, step);
