@@ -191,6 +191,12 @@ class LiveEngineMalformedFrameTest {
             if (c.receiveLength > 0) {
                 bad.qp().postReceive(new ReceiveRequest(RECEIVE_WR_ID, new Sge(bad.region(), 4096, c.receiveLength)));
             }
+            // a good Write first: what the engine placed before the fault must stay, and the faulty
+            // FPDU's bytes must not go where the Write's went
+            byte[] written = new byte[48];
+            Arrays.fill(written, (byte) 0x5A);
+            peer.send(FpduBuilder.fpdus(crc).write(p.rkey(), 6000, true, written).bytes());
+            awaitBytes(bad.region().segment(), 6000, written, "the Write before " + c);
             byte[] sent = c.bytes.apply(p);
             peer.send(sent);
 
@@ -226,6 +232,7 @@ class LiveEngineMalformedFrameTest {
                             .isEqualTo(new byte[c.receiveLength]);
                 }
             }
+            assertThat(bytes(bad.region().segment(), 6000, 48)).as("the Write placed before " + c).isEqualTo(written);
             rig.assertGoodConnectionServes("after " + c);
         }
     }
