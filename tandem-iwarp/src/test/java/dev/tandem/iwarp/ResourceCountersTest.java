@@ -135,6 +135,17 @@ class ResourceCountersTest {
     }
 
     @Test
+    void aReadRequestRefusedCountsAnAccessFaultOnTheRegionItNamed() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(c -> c, 8192)) {
+            assertThat(value(mr(p.b, p.mrB, "access faults"))).isZero();
+            p.qpA.postSend(new WorkRequest.RdmaRead(1, new Sge(p.mrA, 0, 64), 8192 - 32, p.mrB.rkey(), WrFlags.SIGNALED));
+            awaitCounter(mr(p.b, p.mrB, "access faults"), v -> v == 1, "the Read running past the region refused");
+            assertThat(value(mr(p.b, p.mrB, "remote accesses"))).as("nothing served").isZero();
+            assertThat(value(mr(p.a, p.mrA, "bytes placed"))).as("no Read Response placed").isZero();
+        }
+    }
+
+    @Test
     void aFullCqCountsTheOverflow() throws Exception {
         try (LoopbackPair p = new LoopbackPair(c -> c, 4096)) {
             String b = p.b.name();
