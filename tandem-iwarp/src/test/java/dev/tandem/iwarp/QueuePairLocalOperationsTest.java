@@ -310,4 +310,34 @@ class QueuePairLocalOperationsTest {
             assertThat(w.isBound()).isTrue();
         }
     }
+
+    /**
+     * A window invalidated by the QP it was bound to, locally or by that QP's peer, is bound to no
+     * QP any more: another QP of the PD may invalidate it again (the verbs allow invalidating an
+     * invalid STag) or bind it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"Local Invalidate", "the peer's Send with Invalidate"})
+    void aWindowInvalidatedThroughItsQpIsNoLongerThatQpsAlone(String how) throws Exception {
+        try (LoopbackPair p = new LoopbackPair(x -> x, 8192);
+             Second other = Second.connect(p);
+             MemoryWindow w = p.pdB.allocateMemoryWindow()) {
+            assertThat(bind(p.qpB, p.cqB, w, p.mrB, 0, 64, READ).status()).isEqualTo(CompletionStatus.SUCCESS);
+            if (how.equals("Local Invalidate")) {
+                p.qpB.postSend(new WorkRequest.LocalInvalidate(3, w.rkey(), WrFlags.SIGNALED));
+            } else {
+                p.qpB.postReceive(new ReceiveRequest(3, new Sge(p.mrB, 1000, 64)));
+                p.qpA.postSend(new WorkRequest.SendWithInvalidate(4, List.of(new Sge(p.mrA, 0, 16)), w.rkey(), WrFlags.SIGNALED));
+            }
+            WorkCompletion first = LoopbackPair.awaitOne(p.cqB);
+            assertThat(first.status()).as(first.toString()).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(w.isBound()).isFalse();
+            other.b().postSend(new WorkRequest.LocalInvalidate(5, w.rkey(), WrFlags.SIGNALED));
+            WorkCompletion again = LoopbackPair.awaitOne(other.cqB());
+            assertThat(again.status()).as("invalidated again through another QP after %s: %s", how, again)
+                    .isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(bind(other.b(), other.cqB(), w, p.mrB, 64, 64, READ).status()).as("bound by another QP")
+                    .isEqualTo(CompletionStatus.SUCCESS);
+        }
+    }
 }
