@@ -83,6 +83,21 @@ class PeerTerminateFlushTest {
 
     @ParameterizedTest(name = "crc={0}")
     @ValueSource(booleans = {true, false})
+    void ofTwoReadsOnTheWireOnlyTheOldestTakesTheTerminatesStatus(boolean crc) {
+        try (TransmitWire w = wire(crc, 2)) {
+            w.qp.postSend(new WorkRequest.RdmaRead(1, new Sge(w.region, 0, 16), 0, PEER_RKEY, WrFlags.SIGNALED));
+            w.qp.postSend(new WorkRequest.RdmaRead(2, new Sge(w.region, 64, 16), 0, PEER_RKEY, WrFlags.SIGNALED));
+            assertThat(w.next("the first Read Request").fpdu().opcode()).isEqualTo(RdmapOpcode.READ_REQUEST);
+            assertThat(w.next("the second Read Request").fpdu().opcode()).isEqualTo(RdmapOpcode.READ_REQUEST);
+            peerTerminates(w, TerminateCode.RDMAP_INVALID_STAG);
+            assertCompletion(w.completion("the oldest Read"), 1, CompletionStatus.REM_ACCESS_ERR, CompletionOpcode.RDMA_READ,
+                    TerminateCode.RDMAP_INVALID_STAG.bits());
+            assertCompletion(w.completion("the Read behind it"), 2, CompletionStatus.WR_FLUSH_ERR, CompletionOpcode.RDMA_READ, 0);
+        }
+    }
+
+    @ParameterizedTest(name = "crc={0}")
+    @ValueSource(booleans = {true, false})
     void aRequestThatNeverLeftIsFlushedNotBlamedForThePeersTerminate(boolean crc) {
         try (TransmitWire w = wire(crc, 4)) {
             w.qp.modify(QpState.SQD);
