@@ -207,6 +207,10 @@ class LiveEngineMalformedFrameTest {
             } else {
                 byte[] term = peer.readFpdu("Terminate for " + c);
                 checkTerminate(term, crc, c.code, Arrays.copyOfRange(sent, 2, 2 + (((sent[0] & 0xFF) << 8) | (sent[1] & 0xFF))), c.toString());
+                // counted before the Terminate left
+                String adapter = rig.server.device.name();
+                assertThat(counter(adapter + " malformed frames")).as("malformed frames after " + c).isEqualTo(1);
+                assertThat(counter(adapter + " crc errors")).as("crc errors after " + c).isEqualTo(c == Case.BAD_CRC ? 1 : 0);
                 close = peer.awaitClose("the Terminate");
             }
             assertThat(close).as("how the engine closed the stream after " + c).isEqualTo(RawPeer.Close.EOF);
@@ -621,6 +625,14 @@ class LiveEngineMalformedFrameTest {
     static Stream<Arguments> segmentCases() {
         return Stream.of("in order", "at the first one's TO", "past the sink")
                 .flatMap(c -> Stream.of(Arguments.of(c, true), Arguments.of(c, false)));
+    }
+
+    /** The value of the RAS counter {@code label} of this process. */
+    private static long counter(String label) {
+        try (dev.tandem.ras.RasReader reader = dev.tandem.ras.RasReader.open(dev.tandem.ras.ProcessRas.current().path())) {
+            return reader.counters().stream().filter(c -> c.label().equals(label)).mapToLong(dev.tandem.ras.CounterSnapshot::value)
+                    .findFirst().orElseThrow(() -> new AssertionError("no counter '" + label + "'"));
+        }
     }
 
     /** Waits (bounded) until {@code expected} lies at {@code offset} of {@code s}. */
