@@ -217,6 +217,15 @@ class LiveEngineMalformedFrameTest {
 
             AsyncEvent e = rig.server.awaitEvent(bad.qp(), "the faulted QP");
             assertThat(e.type()).as("async event for %s (%s)", c, e.detail()).isEqualTo(c.event);
+            String says = switch (c) { // the detail names what was wrong, with the value found
+                case BAD_DDP_VERSION_UNTAGGED, BAD_DDP_VERSION_TAGGED -> "DDP version 2 (expected 1)";
+                case BAD_RDMAP_VERSION -> "RDMAP version 2 (expected 1)";
+                case UNKNOWN_OPCODE_9 -> "opcode 9 in an untagged segment";
+                case SEND_MSN_2_FIRST -> "Send MSN 2 (expected 1)";
+                case READ_REQUEST_MSN_2_FIRST -> "Read Request MSN 2 (expected 1)";
+                default -> "";
+            };
+            assertThat(e.detail()).as("detail of the event for " + c).contains(says);
             assertThat(bad.qp().state()).isEqualTo(QpState.ERROR);
             if (c.receiveLength > 0) {
                 WorkCompletion r = Responder.awaitCompletion(bad.cq(), "the receive posted before " + c);
