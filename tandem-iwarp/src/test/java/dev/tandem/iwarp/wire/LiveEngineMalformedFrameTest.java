@@ -223,6 +223,8 @@ class LiveEngineMalformedFrameTest {
                 case UNKNOWN_OPCODE_9 -> "opcode 9 in an untagged segment";
                 case SEND_MSN_2_FIRST -> "Send MSN 2 (expected 1)";
                 case READ_REQUEST_MSN_2_FIRST -> "Read Request MSN 2 (expected 1)";
+                case SEND_LONGER_THAN_RECEIVE -> "Send of at least 128 bytes for a receive buffer of 64 bytes";
+                case TRUNCATED_IN_PAYLOAD, TRUNCATED_IN_HEADER -> "peer closed the connection in the middle of an FPDU";
                 default -> "";
             };
             assertThat(e.detail()).as("detail of the event for " + c).contains(says);
