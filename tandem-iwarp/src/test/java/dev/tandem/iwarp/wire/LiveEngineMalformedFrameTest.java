@@ -691,6 +691,11 @@ class LiveEngineMalformedFrameTest {
         assertThat(t.d()).as("M or R without D: " + d).isTrue();
         assertThat(t.m()).as("D without M (DDP Segment Length valid): " + d).isTrue();
         boolean tagged = (offendingUlpdu[0] & 0x80) != 0;
+        if (!tagged && (offendingUlpdu[1] & 0x0F) == RdmapOpcode.READ_REQUEST
+                && offendingUlpdu.length >= FpduDescriptor.UNTAGGED_HEADER_LENGTH + ReadRequestDescriptor.LENGTH) {
+            // a Read Request's DDP header is read together with its RDMAP header: quoting one quotes both
+            assertThat(t.r()).as("a quoted Read Request quotes its RDMAP header too: " + d).isTrue();
+        }
         int ddpHeader = tagged ? FpduDescriptor.TAGGED_HEADER_LENGTH : FpduDescriptor.UNTAGGED_HEADER_LENGTH;
         int rdmapHeader = t.r() ? ReadRequestDescriptor.LENGTH : 0;
         assertThat(payload).as("control, DDP segment length, quoted headers: " + d).hasSize(4 + 2 + ddpHeader + rdmapHeader);
