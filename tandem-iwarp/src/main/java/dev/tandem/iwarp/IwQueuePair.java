@@ -557,7 +557,12 @@ final class IwQueuePair implements QueuePair {
     }
 
     void connectionLost(IOException e) {
-        fail(Failure.lost(AsyncEventType.QP_FATAL, "connection lost: " + e.getMessage()));
+        connectionLost(e, null);
+    }
+
+    /** As {@link #connectionLost(IOException)}; {@code inProgress} as in {@link #fail(Failure, Runnable)}. */
+    void connectionLost(IOException e, Runnable inProgress) {
+        fail(Failure.lost(AsyncEventType.QP_FATAL, "connection lost: " + e.getMessage()), inProgress);
     }
 
     private void flushSendQueue(CompletionStatus headStatus, int vendorError) {

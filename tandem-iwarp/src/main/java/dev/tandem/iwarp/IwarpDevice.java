@@ -703,6 +703,9 @@ public final class IwarpDevice implements RdmaDevice {
                 work += c.rx.poll();
                 work += c.tx.poll();
                 if (qp.inError() && c.tearDownIfDue()) {
+                    // a QP the transmitter failed in this cycle may still hold a half-filled Receive
+                    // that only the receiver can complete: the receiver's poll of a failed QP flushes it
+                    c.rx.poll();
                     deactivate(qp);
                     work++;
                 }

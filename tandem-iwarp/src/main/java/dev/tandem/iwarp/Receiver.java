@@ -141,7 +141,7 @@ final class Receiver {
                 }
             }
         } catch (IOException e) {
-            qp.connectionLost(e);
+            qp.connectionLost(e, inProgress(CompletionStatus.WR_FLUSH_ERR, 0, 0, 0));
             return work + 1;
         }
         return work;

@@ -231,6 +231,16 @@ final class RawPeer implements AutoCloseable {
         }
     }
 
+    /** Aborts the connection: linger 0, so closing sends a TCP reset instead of FIN. */
+    void reset() {
+        try {
+            channel.setOption(StandardSocketOptions.SO_LINGER, 0);
+            channel.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     @Override
     public void close() {
         try {

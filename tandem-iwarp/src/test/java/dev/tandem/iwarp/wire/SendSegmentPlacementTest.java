@@ -217,4 +217,20 @@ class SendSegmentPlacementTest {
             assertThat(rig.awaitReceive().status()).isEqualTo(CompletionStatus.WR_FLUSH_ERR);
         }
     }
+
+    @ParameterizedTest(name = "crc={0}")
+    @ValueSource(booleans = {true, false})
+    void aPeerThatResetsTheConnectionMidMessageEndsItWithQpFatal(boolean crc) {
+        try (Rig rig = new Rig(crc)) {
+            rig.postReceive(0, 0);
+            byte[] d = data(32);
+            rig.peer.send(segment(crc, 0, false, d));
+            awaitBytes(rig.first.segment(), 0, d, "the first segment");
+            rig.peer.reset();
+            AsyncEvent e = rig.server.awaitEvent(rig.a.qp(), "the reset connection");
+            assertThat(e.type()).as(e.detail()).isEqualTo(AsyncEventType.QP_FATAL);
+            assertThat(e.detail()).contains("connection lost");
+            assertThat(rig.awaitReceive().status()).as("the Receive the message was filling").isEqualTo(CompletionStatus.WR_FLUSH_ERR);
+        }
+    }
 }
