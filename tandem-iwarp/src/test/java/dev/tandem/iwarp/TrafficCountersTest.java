@@ -45,27 +45,35 @@ class TrafficCountersTest {
         assertThat(wc.status()).as(wc.toString()).isEqualTo(CompletionStatus.SUCCESS);
     }
 
+    /** 300 bytes from A to B: a Send (3 FPDUs of 110 bytes at most) and a Write (3 of 114). */
+    private static void sendAndWrite(LoopbackPair p) {
+        p.qpB.postReceive(new dev.tandem.verbs.ReceiveRequest(1, new Sge(p.mrB, 0, 1024)));
+        p.qpA.postSend(new WorkRequest.Send(2, new Sge(p.mrA, 0, 300), WrFlags.SIGNALED));
+        p.qpA.postSend(new WorkRequest.RdmaWrite(3, new Sge(p.mrA, 0, 300), 2048, p.mrB.rkey(), WrFlags.SIGNALED));
+        success(LoopbackPair.awaitOne(p.cqA), 2);
+        success(LoopbackPair.awaitOne(p.cqA), 3);
+        success(LoopbackPair.awaitOne(p.cqB), 1);
+    }
+
+    /** A 300-byte Read by A: one Read Request from A (no payload), three Response FPDUs from B. */
+    private static void read(LoopbackPair p) {
+        p.qpA.postSend(new WorkRequest.RdmaRead(4, new Sge(p.mrA, 4096, 300), 2048, p.mrB.rkey(), WrFlags.SIGNALED));
+        success(LoopbackPair.awaitOne(p.cqA), 4);
+    }
+
     @Test
     void aQpCountsTheMessagesPayloadBytesAndFpdusItSent() throws Exception {
         try (LoopbackPair p = new LoopbackPair(c -> c.withMaxUlpdu(128), 8192)) {
             String qpA = p.a.name() + " qp " + p.qpA.qpNumber();
             String qpB = p.b.name() + " qp " + p.qpB.qpNumber();
-            p.qpB.postReceive(new dev.tandem.verbs.ReceiveRequest(1, new Sge(p.mrB, 0, 1024)));
-            // 300 bytes: 3 FPDUs of a Send (110 per FPDU), 3 of a Write (114 per FPDU)
-            p.qpA.postSend(new WorkRequest.Send(2, new Sge(p.mrA, 0, 300), WrFlags.SIGNALED));
-            p.qpA.postSend(new WorkRequest.RdmaWrite(3, new Sge(p.mrA, 0, 300), 2048, p.mrB.rkey(), WrFlags.SIGNALED));
-            success(LoopbackPair.awaitOne(p.cqA), 2);
-            success(LoopbackPair.awaitOne(p.cqA), 3);
-            success(LoopbackPair.awaitOne(p.cqB), 1);
+            sendAndWrite(p);
             awaitCounter(qpA + " messages sent", 2, "a Send and a Write");
             awaitCounter(qpA + " bytes sent", 600, "300 bytes each");
             awaitCounter(qpA + " fpdus sent", 6, "three FPDUs each");
             awaitCounter(p.a.name() + " sent SEND", 1, "the Send");
             awaitCounter(p.a.name() + " sent RDMA_WRITE", 1, "the Write");
 
-            // a 300-byte Read: one Read Request from A (no payload), three Response FPDUs from B
-            p.qpA.postSend(new WorkRequest.RdmaRead(4, new Sge(p.mrA, 4096, 300), 2048, p.mrB.rkey(), WrFlags.SIGNALED));
-            success(LoopbackPair.awaitOne(p.cqA), 4);
+            read(p);
             awaitCounter(qpA + " messages sent", 3, "the Read Request counts as a message");
             awaitCounter(qpA + " bytes sent", 600, "a Read Request carries no payload");
             awaitCounter(qpA + " fpdus sent", 7, "one Read Request FPDU");
@@ -82,20 +90,14 @@ class TrafficCountersTest {
         try (LoopbackPair p = new LoopbackPair(c -> c.withMaxUlpdu(128), 8192)) {
             String qpA = p.a.name() + " qp " + p.qpA.qpNumber();
             String qpB = p.b.name() + " qp " + p.qpB.qpNumber();
-            p.qpB.postReceive(new dev.tandem.verbs.ReceiveRequest(1, new Sge(p.mrB, 0, 1024)));
-            p.qpA.postSend(new WorkRequest.Send(2, new Sge(p.mrA, 0, 300), WrFlags.SIGNALED));
-            p.qpA.postSend(new WorkRequest.RdmaWrite(3, new Sge(p.mrA, 0, 300), 2048, p.mrB.rkey(), WrFlags.SIGNALED));
-            success(LoopbackPair.awaitOne(p.cqA), 2);
-            success(LoopbackPair.awaitOne(p.cqA), 3);
-            success(LoopbackPair.awaitOne(p.cqB), 1);
+            sendAndWrite(p);
             awaitCounter(qpB + " messages received", 2, "a Send and a Write of three FPDUs each: one message each");
             awaitCounter(qpB + " bytes received", 600, "300 payload bytes each, the Write's too");
             awaitCounter(qpB + " fpdus received", 6, "three FPDUs each");
             awaitCounter(p.b.name() + " received SEND", 1, "the Send");
             awaitCounter(p.b.name() + " received RDMA_WRITE", 1, "the Write");
 
-            p.qpA.postSend(new WorkRequest.RdmaRead(4, new Sge(p.mrA, 4096, 300), 2048, p.mrB.rkey(), WrFlags.SIGNALED));
-            success(LoopbackPair.awaitOne(p.cqA), 4);
+            read(p);
             awaitCounter(qpB + " messages received", 3, "the Read Request");
             awaitCounter(qpB + " fpdus received", 7, "one Read Request FPDU");
             awaitCounter(qpB + " bytes received", 600, "a Read Request carries no payload");
