@@ -73,4 +73,22 @@ class StagTableTest {
         assertThat(t.lookup(STag.of(next, 0x5A))).as("an index never inserted").isNull();
         assertThat(t.live()).isEqualTo(1000);
     }
+
+    @Test
+    void anStagANodeWideSourceChoseIsRefusedInAFullTable() {
+        StagTable t = table(2);
+        t.insert(STag.of(5, 1), null, false);
+        t.insert(STag.of(6, 1), null, false);
+        assertThatThrownBy(() -> t.insert(STag.of(7, 1), null, false)).isInstanceOf(QueueFullException.class);
+        assertThat(t.lookup(STag.of(7, 1))).as("nothing placed for the refused STag").isNull();
+        assertThat(t.live()).isEqualTo(2);
+    }
+
+    @Test
+    void theCapacityIsBetweenOneAndFourMebiEntries() {
+        assertThat(table(1).capacity()).isEqualTo(1);
+        assertThat(table(1 << 22).capacity()).isEqualTo(1 << 22);
+        assertThatThrownBy(() -> table(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("outside 1..4194304");
+        assertThatThrownBy(() -> table((1 << 22) + 1)).isInstanceOf(IllegalArgumentException.class);
+    }
 }
