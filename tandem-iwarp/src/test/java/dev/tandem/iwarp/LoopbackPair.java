@@ -6,6 +6,7 @@ import dev.tandem.verbs.ConnectionRequest;
 import dev.tandem.verbs.Listener;
 import dev.tandem.verbs.MemoryRegion;
 import dev.tandem.verbs.ProtectionDomain;
+import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.WorkCompletion;
@@ -65,6 +66,26 @@ final class LoopbackPair implements AutoCloseable {
             byte[] reply = qpA.connect(l.localAddress(), new byte[] {1, 2, 3}, WAIT);
             assertThat(reply).containsExactly(9, 8);
             assertThat(server.get(5, TimeUnit.SECONDS)).containsExactly(1, 2, 3);
+        }
+    }
+
+    /** Connects {@code client} (on adapter a) to {@code server} (on adapter b) through a listener on b. */
+    void connect(QueuePair client, QueuePair server) throws Exception {
+        try (Listener l = b.listen(new InetSocketAddress("127.0.1.2", 0), 4)) {
+            CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> l.accept(WAIT).accept(server, new byte[0]));
+            client.connect(l.localAddress(), new byte[0], WAIT);
+            accepted.get(5, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Waits (bounded by {@link #WAIT}) until {@code qp} is in {@code state}. */
+    static void awaitState(QueuePair qp, QpState state, String what) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (qp.state() != state) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError(what + ": state " + qp.state() + " after " + WAIT + ", expected " + state);
+            }
+            Thread.onSpinWait();
         }
     }
 

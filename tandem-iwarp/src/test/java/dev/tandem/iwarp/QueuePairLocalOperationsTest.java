@@ -6,7 +6,6 @@ import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.CompletionStatus;
-import dev.tandem.verbs.Listener;
 import dev.tandem.verbs.MemoryRegion;
 import dev.tandem.verbs.MemoryWindow;
 import dev.tandem.verbs.ProtectionDomain;
@@ -24,11 +23,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -51,11 +47,7 @@ class QueuePairLocalOperationsTest {
             CompletionQueue cqB = p.b.createCompletionQueue(16);
             QueuePair a = p.pdA.createQueuePair(QueuePairConfig.of(cqA));
             QueuePair b = p.pdB.createQueuePair(QueuePairConfig.of(cqB));
-            try (Listener l = p.b.listen(new InetSocketAddress("127.0.1.2", 0), 4)) {
-                CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> l.accept(WAIT).accept(b, new byte[0]));
-                a.connect(l.localAddress(), new byte[0], WAIT);
-                accepted.get(5, TimeUnit.SECONDS);
-            }
+            p.connect(a, b);
             return new Second(a, b, cqA, cqB);
         }
 
@@ -84,16 +76,6 @@ class QueuePairLocalOperationsTest {
             if (e.resource() == resource && e.type() == type) {
                 return e;
             }
-        }
-    }
-
-    private static void awaitState(QueuePair qp, QpState state, String what) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (qp.state() != state) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError(what + ": state " + qp.state() + " after " + WAIT + ", expected " + state);
-            }
-            Thread.onSpinWait();
         }
     }
 
@@ -221,7 +203,7 @@ class QueuePairLocalOperationsTest {
                 assertThat(LoopbackPair.awaitOne(second.cqA()).status()).isEqualTo(CompletionStatus.SUCCESS);
                 assertThat(w.isBound()).isFalse();
             }
-            awaitState(p.qpA, QpState.ERROR, "the QP whose Local Invalidate was refused");
+            LoopbackPair.awaitState(p.qpA, QpState.ERROR, "the QP whose Local Invalidate was refused");
         }
     }
 
@@ -287,8 +269,8 @@ class QueuePairLocalOperationsTest {
             } else {
                 assertThat(extra.isValid()).isTrue();
             }
-            awaitState(p.qpB, QpState.ERROR, "the receiver of the refused Send with Invalidate");
-            awaitState(p.qpA, QpState.ERROR, "the sender of the refused Send with Invalidate");
+            LoopbackPair.awaitState(p.qpB, QpState.ERROR, "the receiver of the refused Send with Invalidate");
+            LoopbackPair.awaitState(p.qpA, QpState.ERROR, "the sender of the refused Send with Invalidate");
         }
     }
 

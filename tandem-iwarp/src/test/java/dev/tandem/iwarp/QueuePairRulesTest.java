@@ -8,7 +8,6 @@ import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.InvalidStateException;
-import dev.tandem.verbs.Listener;
 import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueueFullException;
 import dev.tandem.verbs.QueuePair;
@@ -27,8 +26,6 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -41,15 +38,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @Timeout(60)
 class QueuePairRulesTest {
     private static final Duration WAIT = LoopbackPair.WAIT;
-
-    /** Connects {@code client} (adapter a) to {@code server} (adapter b) through a listener on b. */
-    private static void connect(LoopbackPair p, QueuePair client, QueuePair server) throws Exception {
-        try (Listener l = p.b.listen(new InetSocketAddress("127.0.1.2", 0), 4)) {
-            CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> l.accept(WAIT).accept(server, new byte[0]));
-            client.connect(l.localAddress(), new byte[0], WAIT);
-            accepted.get(5, TimeUnit.SECONDS);
-        }
-    }
 
     /** Events about {@code resource} queued on {@code device} within a bounded wait for {@code type}; returns all seen. */
     private static List<AsyncEventType> awaitEvent(IwarpDevice device, Object resource, AsyncEventType type, List<AsyncEventType> seen) {
@@ -80,16 +68,6 @@ class QueuePairRulesTest {
         return seen;
     }
 
-    private static void awaitState(QueuePair qp, QpState state, String what) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (qp.state() != state) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError(what + ": state " + qp.state() + " after " + WAIT + ", expected " + state);
-            }
-            Thread.onSpinWait();
-        }
-    }
-
     @Test
     void anUnconnectedQpReportsItsConfiguredReadDepthsAndNoAddressesAndConnectedOneTheNegotiatedOnes() throws Exception {
         try (LoopbackPair p = new LoopbackPair(c -> c, 4096);
@@ -99,7 +77,7 @@ class QueuePairRulesTest {
             assertThat(client.ord()).as("ORD before the connection: the configured one").isEqualTo(5);
             assertThat(client.localAddress()).isNull();
             assertThat(client.remoteAddress()).isNull();
-            connect(p, client, server);
+            p.connect(client, server);
             assertThat(client.ord()).as("client ORD: min(own 5, server IRD 7)").isEqualTo(5);
             assertThat(server.ord()).as("server ORD: min(own 2, client IRD 3)").isEqualTo(2);
             assertThat(server.ird()).as("server IRD: min(own 7, client ORD 5)").isEqualTo(5);
@@ -137,7 +115,7 @@ class QueuePairRulesTest {
             assertThatThrownBy(() -> client.modify(QpState.RTS)).as("RTR -> RTS without a connection")
                     .isInstanceOf(InvalidStateException.class).hasMessageContaining("not connected");
             assertThat(client.state()).isEqualTo(QpState.RTR);
-            connect(p, client, server);
+            p.connect(client, server);
             assertThat(client.state()).isEqualTo(QpState.RTS);
             server.postReceive(new ReceiveRequest(1, new Sge(p.mrB, 0, 16)));
             client.postSend(new WorkRequest.Send(2, new Sge(p.mrA, 0, 16), WrFlags.SIGNALED));
@@ -221,7 +199,7 @@ class QueuePairRulesTest {
         try (LoopbackPair p = new LoopbackPair(c -> c, 4096);
              QueuePair client = p.pdA.createQueuePair(QueuePairConfig.of(p.cqA).withDepths(1, 4));
              QueuePair server = p.pdB.createQueuePair(QueuePairConfig.of(p.cqB).withReadDepths(0, 16))) {
-            connect(p, client, server);
+            p.connect(client, server);
             assertThat(client.ord()).as("ORD against a peer that serves no Reads (IRD 0)").isZero();
             WorkRequest read = new WorkRequest.RdmaRead(1, new Sge(p.mrA, 0, 8), 0, p.mrB.rkey(), WrFlags.SIGNALED);
             assertThatThrownBy(() -> client.postSend(read)).isInstanceOf(InvalidStateException.class).hasMessageContaining("ORD");
@@ -239,7 +217,7 @@ class QueuePairRulesTest {
              CompletionQueue small = p.b.createCompletionQueue(4);
              QueuePair client = p.pdA.createQueuePair(QueuePairConfig.of(p.cqA).withDepths(64, 4));
              QueuePair server = p.pdB.createQueuePair(QueuePairConfig.of(small).withDepths(4, 64))) {
-            connect(p, client, server);
+            p.connect(client, server);
             int depth = small.depth();
             for (int i = 0; i <= depth; i++) {
                 server.postReceive(new ReceiveRequest(i, new Sge(p.mrB, 0, 64)));
@@ -250,7 +228,7 @@ class QueuePairRulesTest {
             List<AsyncEventType> seen = awaitEvent(p.b, server, AsyncEventType.QP_FATAL, new ArrayList<>());
             assertThat(server.state()).isEqualTo(QpState.ERROR);
             awaitEvent(p.b, server, AsyncEventType.DISCONNECTED, seen);
-            awaitState(client, QpState.ERROR, "the peer of the QP whose receive CQ overflowed");
+            LoopbackPair.awaitState(client, QpState.ERROR, "the peer of the QP whose receive CQ overflowed");
         }
     }
 
@@ -324,7 +302,7 @@ class QueuePairRulesTest {
         try (LoopbackPair p = new LoopbackPair(c -> c, 4096);
              QueuePair client = p.pdA.createQueuePair(QueuePairConfig.of(p.cqA).withMaxInline(96));
              QueuePair server = p.pdB.createQueuePair(QueuePairConfig.of(p.cqB))) {
-            connect(p, client, server);
+            p.connect(client, server);
             for (int i = 0; i < 200; i++) {
                 p.mrA.segment().set(ValueLayout.JAVA_BYTE, i, (byte) (i + 1));
             }
@@ -353,7 +331,7 @@ class QueuePairRulesTest {
             assertThat(qp.state()).isEqualTo(QpState.INIT);
             assertThat(p.cqA.poll(WorkCompletion.array(1))).as("the receive stays posted").isZero();
             p.qpA.disconnect();
-            awaitState(p.qpB, QpState.ERROR, "the peer of a QP that disconnected");
+            LoopbackPair.awaitState(p.qpB, QpState.ERROR, "the peer of a QP that disconnected");
             p.qpA.disconnect(); // a second disconnect is harmless
             assertThat(p.qpA.state()).isEqualTo(QpState.ERROR);
         }
@@ -370,7 +348,7 @@ class QueuePairRulesTest {
             WorkCompletion mine = LoopbackPair.awaitOne(p.cqA);
             assertThat(mine.wrId()).isEqualTo(1);
             assertThat(mine.status()).isEqualTo(CompletionStatus.WR_FLUSH_ERR);
-            awaitState(p.qpB, QpState.ERROR, "the peer of a QP moved from RTS to RESET");
+            LoopbackPair.awaitState(p.qpB, QpState.ERROR, "the peer of a QP moved from RTS to RESET");
             WorkCompletion theirs = LoopbackPair.awaitOne(p.cqB);
             assertThat(theirs.wrId()).isEqualTo(2);
             assertThat(theirs.status()).isEqualTo(CompletionStatus.WR_FLUSH_ERR);
@@ -442,7 +420,7 @@ class QueuePairRulesTest {
              CompletionQueue cq = p.b.createCompletionQueue(16);
              QueuePair client = p.pdA.createQueuePair(QueuePairConfig.of(p.cqA));
              QueuePair server = p.pdB.createQueuePair(QueuePairConfig.of(cq).withSge(1, 1).withSrq(srq))) {
-            connect(p, client, server);
+            p.connect(client, server);
             srq.postReceive(new ReceiveRequest(1, List.of(new Sge(p.mrB, 0, 10), new Sge(p.mrB, 100, 10), new Sge(p.mrB, 200, 10),
                     new Sge(p.mrB, 300, 10))));
             for (int i = 0; i < 40; i++) {

@@ -10,7 +10,6 @@ import dev.tandem.ras.TraceRecord;
 import dev.tandem.verbs.Access;
 import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.CompletionStatus;
-import dev.tandem.verbs.Listener;
 import dev.tandem.verbs.MemoryRegion;
 import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.QueuePairConfig;
@@ -22,12 +21,9 @@ import dev.tandem.verbs.WorkRequest;
 import dev.tandem.verbs.WrFlags;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongPredicate;
 import java.util.stream.Collectors;
 
@@ -153,7 +149,7 @@ class ResourceCountersTest {
                  QueuePair client = p.pdA.createQueuePair(QueuePairConfig.of(p.cqA));
                  QueuePair server = p.pdB.createQueuePair(QueuePairConfig.of(tiny))) {
                 assertThat(((IwCompletionQueue) tiny).number()).isEqualTo(2);
-                connect(p, client, server);
+                p.connect(client, server);
                 server.postReceive(new ReceiveRequest(1, new Sge(p.mrB, 0, 64)));
                 server.postReceive(new ReceiveRequest(2, new Sge(p.mrB, 64, 64)));
                 client.postSend(new WorkRequest.Send(3, new Sge(p.mrA, 0, 8), 0));
@@ -173,7 +169,7 @@ class ResourceCountersTest {
                  QueuePair client = p.pdA.createQueuePair(QueuePairConfig.of(p.cqA));
                  QueuePair server = p.pdB.createQueuePair(QueuePairConfig.of(p.cqB).withSrq(srq))) {
                 assertThat(((IwSharedReceiveQueue) srq).number()).isEqualTo(1);
-                connect(p, client, server);
+                p.connect(client, server);
                 for (int i = 0; i < 5; i++) {
                     srq.postReceive(new ReceiveRequest(i, new Sge(p.mrB, 64L * i, 64)));
                 }
@@ -299,11 +295,4 @@ class ResourceCountersTest {
         }
     }
 
-    private static void connect(LoopbackPair p, QueuePair client, QueuePair server) throws Exception {
-        try (Listener l = p.b.listen(new InetSocketAddress("127.0.1.2", 0), 4)) {
-            CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> l.accept(LoopbackPair.WAIT).accept(server, new byte[0]));
-            client.connect(l.localAddress(), new byte[0], LoopbackPair.WAIT);
-            accepted.get(5, TimeUnit.SECONDS);
-        }
-    }
 }

@@ -5,7 +5,6 @@ import dev.tandem.ras.ProcessRas;
 import dev.tandem.ras.RasReader;
 import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionStatus;
-import dev.tandem.verbs.Listener;
 import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.ReceiveRequest;
@@ -15,10 +14,7 @@ import dev.tandem.verbs.WorkRequest;
 import dev.tandem.verbs.WrFlags;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,14 +26,6 @@ class SendQueueVerbsTest {
             List<Long> values = reader.counters().stream().filter(c -> c.label().equals(label)).map(CounterSnapshot::value).toList();
             assertThat(values).as("counter '" + label + "'").hasSize(1);
             return values.getFirst();
-        }
-    }
-
-    private static void connect(LoopbackPair p, QueuePair client, QueuePair server) throws Exception {
-        try (Listener l = p.b.listen(new InetSocketAddress("127.0.1.2", 0), 4)) {
-            CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> l.accept(LoopbackPair.WAIT).accept(server, new byte[0]));
-            client.connect(l.localAddress(), new byte[0], LoopbackPair.WAIT);
-            accepted.get(5, TimeUnit.SECONDS);
         }
     }
 
@@ -62,7 +50,7 @@ class SendQueueVerbsTest {
         try (LoopbackPair p = new LoopbackPair(c -> c, 4096);
              QueuePair client = p.pdA.createQueuePair(QueuePairConfig.of(p.cqA).withMaxInline(0));
              QueuePair server = p.pdB.createQueuePair(QueuePairConfig.of(p.cqB))) {
-            connect(p, client, server);
+            p.connect(client, server);
             server.postReceive(new ReceiveRequest(1, new Sge(p.mrB, 0, 64)));
             // 0 bytes fit any inline limit, 0 included: the request is valid and must not take the adapter down
             client.postSend(new WorkRequest.Send(2, List.of(), WrFlags.SIGNALED | WrFlags.INLINE));
