@@ -283,9 +283,7 @@ final class Receiver {
         IwMemoryRegion region = (IwMemoryRegion) sink.region();
         int asked = c.orq.peekSinkStag();
         if (stag != asked) {
-            if (!region.isClosed()) {
-                region.counters().accessFault();
-            }
+            countFault(region);
             return fault(TerminateCode.DDP_TAGGED_INVALID_STAG, "Read Response to STag " + dev.tandem.verbs.STag.format(stag)
                     + " but the outstanding Read Request named sink STag " + dev.tandem.verbs.STag.format(asked));
         }
@@ -311,9 +309,7 @@ final class Receiver {
      * invalid-STag Terminate, since its response can no longer be placed.
      */
     private boolean sinkGivenBack(IwMemoryRegion region, int asked) {
-        if (!region.isClosed()) {
-            region.counters().accessFault();
-        }
+        countFault(region);
         String what = "Read Response of " + payloadLength + " bytes to sink STag " + dev.tandem.verbs.STag.format(asked)
                 + ", which the application " + (region.isClosed() ? "deregistered" : region.isValid()
                 ? "reregistered as " + dev.tandem.verbs.STag.format(region.lkey()) : "invalidated") + " after the Read Request left";
@@ -426,8 +422,14 @@ final class Receiver {
 
     /** Counts a refused tagged access against the region the STag names, if it still has one. */
     private static void countFault(StagEntry e) {
-        IwMemoryRegion region = e == null ? null : e.region;
-        if (region != null && !region.isClosed()) {
+        if (e != null && e.region != null) {
+            countFault(e.region);
+        }
+    }
+
+    /** Counts a refused access against {@code region}, unless it was deregistered (its counters are gone). */
+    private static void countFault(IwMemoryRegion region) {
+        if (!region.isClosed()) {
             region.counters().accessFault();
         }
     }
