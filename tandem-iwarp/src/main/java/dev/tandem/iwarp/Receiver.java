@@ -102,11 +102,15 @@ final class Receiver {
                         }
                         if (header.position() < MIN_HEADER) {
                             // an FPDU too short for any DDP header may be all the peer sends: refuse it now
-                            return header.position() >= FpduDescriptor.LENGTH_SIZE && refusedAsTooShort() ? work + 1 : work;
+                            if (header.position() >= FpduDescriptor.LENGTH_SIZE) {
+                                refuseIfTooShort();
+                            }
+                            return qp.inError() ? work + 1 : work;
                         }
                         work++;
                     }
-                    if (!beginBody()) {
+                    beginBody();
+                    if (qp.inError()) {
                         return work + 1;
                     }
                     inBody = true;
@@ -121,21 +125,21 @@ final class Receiver {
                 }
                 work++;
                 inBody = false;
-                boolean ok = endFpdu();
+                endFpdu();
                 // the bytes read ahead become the next FPDU's header
                 ByteBuffer done = header;
                 header = ahead;
                 ahead = done;
                 ahead.clear().limit(MIN_HEADER);
                 header.limit(MIN_HEADER);
-                if (!ok) {
+                if (qp.inError()) {
                     return work;
                 }
                 if (completed && header.position() < MIN_HEADER) {
                     // a completion is waiting: let its owner react before another read syscall (but
                     // refuse at once an FPDU read ahead that is too short for any header)
                     if (header.position() >= FpduDescriptor.LENGTH_SIZE) {
-                        refusedAsTooShort();
+                        refuseIfTooShort();
                     }
                     return work;
                 }
@@ -150,11 +154,13 @@ final class Receiver {
     /**
      * Checks the first 16 bytes (length, control bytes, and for untagged segments QN and MSN) and
      * sets up one scattering read for the rest: the remaining header bytes (untagged), the payload
-     * straight into its buffer, then pad and CRC. False after a Terminate.
+     * straight into its buffer, then pad and CRC. A fault leaves the QP in ERROR, which is what the
+     * caller checks: every check below ends in {@link #fault} or goes on, and none passes a flag up.
      */
-    private boolean beginBody() {
-        if (refusedAsTooShort()) {
-            return false;
+    private void beginBody() {
+        refuseIfTooShort();
+        if (qp.inError()) {
+            return;
         }
         ByteBuffer h = header;
         ulpdu = h.getShort(0) & 0xFFFF;
@@ -165,56 +171,71 @@ final class Receiver {
         opcode = rdmap & FpduDescriptor.RDMAP_OPCODE_MASK;
         int headerLength = tagged ? FpduDescriptor.TAGGED_HEADER_LENGTH : FpduDescriptor.UNTAGGED_HEADER_LENGTH;
         if ((ddp & FpduDescriptor.DDP_VERSION_MASK) != FpduDescriptor.DDP_VERSION) {
-            return fault(tagged ? TerminateCode.DDP_TAGGED_INVALID_VERSION : TerminateCode.DDP_UNTAGGED_INVALID_VERSION,
+            fault(tagged ? TerminateCode.DDP_TAGGED_INVALID_VERSION : TerminateCode.DDP_UNTAGGED_INVALID_VERSION,
                     "DDP version " + (ddp & 3) + " (expected 1)");
+            return;
         }
         if ((rdmap >>> FpduDescriptor.RDMAP_VERSION_SHIFT) != FpduDescriptor.RDMAP_VERSION) {
-            return fault(TerminateCode.RDMAP_INVALID_VERSION, "RDMAP version " + (rdmap >>> 6) + " (expected 1)");
+            fault(TerminateCode.RDMAP_INVALID_VERSION, "RDMAP version " + (rdmap >>> 6) + " (expected 1)");
+            return;
         }
         if (opcode > RdmapOpcode.MAX || tagged != RdmapOpcode.isTagged(opcode)) {
-            return fault(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "opcode " + opcode + (tagged ? " in a tagged" : " in an untagged") + " segment");
+            fault(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "opcode " + opcode + (tagged ? " in a tagged" : " in an untagged") + " segment");
+            return;
         }
         if (ulpdu < headerLength) {
-            return fault(TerminateCode.DDP_CATASTROPHIC, "ULPDU_LENGTH " + ulpdu + " is shorter than the " + headerLength + "-byte DDP header");
+            fault(TerminateCode.DDP_CATASTROPHIC, "ULPDU_LENGTH " + ulpdu + " is shorter than the " + headerLength + "-byte DDP header");
+            return;
         }
         payloadLength = ulpdu - headerLength;
         pad = FpduDescriptor.padLength(ulpdu);
         scatterCount = 0;
-        boolean ok;
         int target;
         if (tagged) {
             firstView = 0;
             int stag = h.getInt(FpduDescriptor.TAGGED_STAG_OFFSET);
             target = stag;
             long to = h.getLong(FpduDescriptor.TAGGED_TO_OFFSET);
-            ok = opcode == RdmapOpcode.RDMA_WRITE ? placeWrite(stag, to) : placeReadResponse(stag, to);
+            if (opcode == RdmapOpcode.RDMA_WRITE) {
+                placeWrite(stag, to);
+            } else {
+                placeReadResponse(stag, to);
+            }
         } else {
             firstView = 1;
             int qn = h.getInt(FpduDescriptor.UNTAGGED_QN_OFFSET);
             int msn = h.getInt(FpduDescriptor.UNTAGGED_MSN_OFFSET);
             target = msn;
-            ok = switch (qn) {
-                case FpduDescriptor.QN_SEND -> RdmapOpcode.isSend(opcode)
-                        ? readHeaderRest(UNTAGGED_HEADER) && placeSend(msn)
-                        : fault(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "opcode " + RdmapOpcode.name(opcode) + " on the Send queue");
-                case FpduDescriptor.QN_READ_REQUEST -> checkReadRequestHeader(msn) && readHeaderRest(2 + ulpdu);
-                case FpduDescriptor.QN_TERMINATE -> opcode == RdmapOpcode.TERMINATE
-                        && ulpdu >= FpduDescriptor.UNTAGGED_HEADER_LENGTH + TerminateDescriptor.CONTROL_SIZE
-                        && ulpdu <= FpduDescriptor.UNTAGGED_HEADER_LENGTH + TerminateDescriptor.MAX_LENGTH
-                        ? readHeaderRest(2 + ulpdu)
-                        : fault(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "malformed Terminate (opcode " + opcode + ", ULPDU " + ulpdu + ")");
+            switch (qn) {
+                case FpduDescriptor.QN_SEND -> {
+                    if (RdmapOpcode.isSend(opcode)) {
+                        readHeaderRest(UNTAGGED_HEADER);
+                        placeSend(msn);
+                    } else {
+                        fault(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "opcode " + RdmapOpcode.name(opcode) + " on the Send queue");
+                    }
+                }
+                case FpduDescriptor.QN_READ_REQUEST -> readReadRequestHeader(msn);
+                case FpduDescriptor.QN_TERMINATE -> {
+                    if (opcode == RdmapOpcode.TERMINATE
+                            && ulpdu >= FpduDescriptor.UNTAGGED_HEADER_LENGTH + TerminateDescriptor.CONTROL_SIZE
+                            && ulpdu <= FpduDescriptor.UNTAGGED_HEADER_LENGTH + TerminateDescriptor.MAX_LENGTH) {
+                        readHeaderRest(2 + ulpdu);
+                    } else {
+                        fault(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "malformed Terminate (opcode " + opcode + ", ULPDU " + ulpdu + ")");
+                    }
+                }
                 default -> fault(TerminateCode.DDP_UNTAGGED_INVALID_QN, "queue number " + qn);
-            };
+            }
         }
-        if (!ok) {
-            return false;
+        if (qp.inError()) {
+            return;
         }
         qp.counters().placing(opcode, target, payloadLength);
         trailer.clear().limit(pad + FpduDescriptor.CRC_SIZE);
         scatter[scatterCount++] = trailer;
         // every FPDU is at least 20 bytes, so the next one's first 16 bytes are header: read them now
         scatter[scatterCount++] = ahead;
-        return true;
     }
 
     /**
@@ -224,59 +245,59 @@ final class Receiver {
      * ULPDU shorter than its header). Checked as soon as the length field is in, because such an
      * FPDU is shorter than the 16 bytes the receiver otherwise waits for and may be all the peer
      * sends (issue 12, row 12). Linux siw has no length check here: it waits for 16 bytes whatever
-     * the length, then objects to the DDP version of whatever follows. True after the Terminate.
+     * the length, then objects to the DDP version of whatever follows.
      */
-    private boolean refusedAsTooShort() {
+    private void refuseIfTooShort() {
         int length = header.getShort(0) & 0xFFFF;
         if (length >= FpduDescriptor.TAGGED_HEADER_LENGTH) {
-            return false;
+            return;
         }
         ulpdu = length;
         fault(TerminateCode.DDP_CATASTROPHIC, "ULPDU_LENGTH " + length + " is shorter than any DDP header ("
                 + FpduDescriptor.TAGGED_HEADER_LENGTH + " bytes tagged, " + FpduDescriptor.UNTAGGED_HEADER_LENGTH + " untagged)");
-        return true;
     }
 
     /** The header buffer itself takes the bytes up to {@code end} in the same scattering read. */
-    private boolean readHeaderRest(int end) {
+    private void readHeaderRest(int end) {
         header.limit(end);
         scatter[scatterCount++] = header;
-        return true;
     }
 
-    private boolean checkReadRequestHeader(int msn) {
+    /** Checks a Read Request's opcode, size and MSN, then reads its 28 bytes into the header buffer. */
+    private void readReadRequestHeader(int msn) {
         if (opcode != RdmapOpcode.READ_REQUEST) {
-            return fault(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "opcode " + RdmapOpcode.name(opcode) + " on the Read Request queue");
+            fault(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "opcode " + RdmapOpcode.name(opcode) + " on the Read Request queue");
+        } else if (payloadLength != ReadRequestDescriptor.LENGTH) {
+            fault(TerminateCode.DDP_CATASTROPHIC, "Read Request of " + payloadLength + " payload bytes (expected "
+                    + ReadRequestDescriptor.LENGTH + ")");
+        } else if (msn != expectedReadMsn) {
+            fault(TerminateCode.DDP_UNTAGGED_MSN_RANGE, "Read Request MSN " + msn + " (expected " + expectedReadMsn + ")");
+        } else {
+            readHeaderRest(2 + ulpdu);
         }
-        if (payloadLength != ReadRequestDescriptor.LENGTH) {
-            return fault(TerminateCode.DDP_CATASTROPHIC, "Read Request of " + payloadLength + " payload bytes (expected 28)");
-        }
-        if (msn != expectedReadMsn) {
-            return fault(TerminateCode.DDP_UNTAGGED_MSN_RANGE, "Read Request MSN " + msn + " (expected " + expectedReadMsn + ")");
-        }
-        return true;
     }
 
-    private boolean placeWrite(int stag, long to) {
+    private void placeWrite(int stag, long to) {
         if (payloadLength == 0) {
             // nothing to place, so no STag to check (IBA C9-88; siw_proc_write returns before it looks
             // the STag up): a zero-length Write is accepted with any STag and TO (issue 12, row 9)
-            return true;
+            return;
         }
         StagEntry e = qp.device().stags().lookup(stag);
         TerminateCode err = checkTagged(e, stag, to, payloadLength, Access.REMOTE_WRITE, false);
         if (err != null) {
             countFault(e);
-            return fault(err, "RDMA Write of " + payloadLength + " bytes to STag " + dev.tandem.verbs.STag.format(stag) + " at TO " + to);
+            fault(err, "RDMA Write of " + payloadLength + " bytes to STag " + dev.tandem.verbs.STag.format(stag) + " at TO " + to);
+            return;
         }
         e.region.counters().remoteAccess();
         place(e.region, e.base + to, payloadLength);
-        return true;
     }
 
-    private boolean placeReadResponse(int stag, long to) {
+    private void placeReadResponse(int stag, long to) {
         if (c.orq.isEmpty()) {
-            return fault(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "Read Response with no RDMA Read outstanding");
+            fault(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "Read Response with no RDMA Read outstanding");
+            return;
         }
         WorkRequest.RdmaRead read = (WorkRequest.RdmaRead) qp.sendQueue().request(c.orq.peek());
         Sge sink = read.sgl().get(0);
@@ -284,21 +305,19 @@ final class Receiver {
         int asked = c.orq.peekSinkStag();
         if (stag != asked) {
             countFault(region);
-            return fault(TerminateCode.DDP_TAGGED_INVALID_STAG, "Read Response to STag " + dev.tandem.verbs.STag.format(stag)
+            fault(TerminateCode.DDP_TAGGED_INVALID_STAG, "Read Response to STag " + dev.tandem.verbs.STag.format(stag)
                     + " but the outstanding Read Request named sink STag " + dev.tandem.verbs.STag.format(asked));
-        }
-        // a zero-length response places nothing: only its STag and TO are checked (as siw_proc_rresp)
-        if (payloadLength > 0 && (!region.isValid() || region.lkey() != asked)) {
-            return sinkGivenBack(region, asked);
-        }
-        if (to != sink.offset() + readReceived || readReceived + payloadLength > sink.length()) {
+        } else if (payloadLength > 0 && (!region.isValid() || region.lkey() != asked)) {
+            // a zero-length response places nothing: only its STag and TO are checked (as siw_proc_rresp)
+            sinkGivenBack(region, asked);
+        } else if (to != sink.offset() + readReceived || readReceived + payloadLength > sink.length()) {
             region.counters().accessFault();
-            return fault(TerminateCode.DDP_TAGGED_BASE_BOUNDS, "Read Response at TO " + to + " length " + payloadLength
+            fault(TerminateCode.DDP_TAGGED_BASE_BOUNDS, "Read Response at TO " + to + " length " + payloadLength
                     + " outside the outstanding Read's sink (" + sink.offset() + ", " + sink.length() + " bytes, " + readReceived + " received)");
+        } else {
+            region.counters().remoteAccess();
+            place(region, to, payloadLength);
         }
-        region.counters().remoteAccess();
-        place(region, to, payloadLength);
-        return true;
     }
 
     /**
@@ -308,41 +327,43 @@ final class Receiver {
      * {@code LOC_PROT_ERR}, the QP raises {@code QP_ACCESS_ERROR}, and the peer still gets the DDP
      * invalid-STag Terminate, since its response can no longer be placed.
      */
-    private boolean sinkGivenBack(IwMemoryRegion region, int asked) {
+    private void sinkGivenBack(IwMemoryRegion region, int asked) {
         countFault(region);
         String what = "Read Response of " + payloadLength + " bytes to sink STag " + dev.tandem.verbs.STag.format(asked)
                 + ", which the application " + (region.isClosed() ? "deregistered" : region.isValid()
                 ? "reregistered as " + dev.tandem.verbs.STag.format(region.lkey()) : "invalidated") + " after the Read Request left";
         qp.fail(detected(TerminateCode.DDP_TAGGED_INVALID_STAG, what).withHeadStatus(CompletionStatus.LOC_PROT_ERR),
                 inProgress(CompletionStatus.WR_FLUSH_ERR, 0, 0, 0));
-        return false;
     }
 
     /** Places a Send segment at the offset its MO must have; the MO itself is checked once read, before delivery. */
-    private boolean placeSend(int msn) {
+    private void placeSend(int msn) {
         if (msn != expectedSendMsn) {
-            return fault(TerminateCode.DDP_UNTAGGED_MSN_RANGE, "Send MSN " + msn + " (expected " + expectedSendMsn + ")");
+            fault(TerminateCode.DDP_UNTAGGED_MSN_RANGE, "Send MSN " + msn + " (expected " + expectedSendMsn + ")");
+            return;
         }
         if (receive == null) {
             receive = qp.takeReceive();
             received = 0;
             if (receive == null) {
-                return fault(TerminateCode.DDP_UNTAGGED_NO_BUFFER, "Send MSN " + msn + " arrived and no receive buffer is posted");
+                fault(TerminateCode.DDP_UNTAGGED_NO_BUFFER, "Send MSN " + msn + " arrived and no receive buffer is posted");
+                return;
             }
         }
         if (received + payloadLength > receive.length()) {
-            return fault(TerminateCode.DDP_UNTAGGED_TOO_LONG, "Send of at least " + (received + payloadLength)
+            fault(TerminateCode.DDP_UNTAGGED_TOO_LONG, "Send of at least " + (received + payloadLength)
                     + " bytes for a receive buffer of " + receive(receive), CompletionStatus.LOC_LEN_ERR, received + payloadLength, 0, null);
+            return;
         }
         IwMemoryRegion refused = unusableEntry(receive.sgl(), received, payloadLength);
         if (refused != null) {
-            return fault(TerminateCode.DDP_CATASTROPHIC, "Send segment of " + payloadLength + " bytes at MO " + received
+            fault(TerminateCode.DDP_CATASTROPHIC, "Send segment of " + payloadLength + " bytes at MO " + received
                     + " for the receive buffer of " + receive(receive) + ", which lies in " + refused
                     + (refused.isClosed() ? ", deregistered" : ", no longer valid for local write") + " since the receive was posted",
                     CompletionStatus.LOC_PROT_ERR, received, 0, AsyncEventType.QP_ACCESS_ERROR);
+            return;
         }
         scatterReceive(receive.sgl(), received, payloadLength);
-        return true;
     }
 
     /**
@@ -451,8 +472,8 @@ final class Receiver {
         return null;
     }
 
-    /** Verifies the CRC over header, placed bytes and pad, then delivers; false after a Terminate. */
-    private boolean endFpdu() {
+    /** Verifies the CRC over header, placed bytes and pad, then delivers. */
+    private void endFpdu() {
         trailer.flip();
         if (c.crc) {
             crc.reset();
@@ -472,19 +493,19 @@ final class Receiver {
             }
             int wire = trailer.getInt(pad);
             if (wire != (int) crc.getValue()) {
-                return fault(TerminateCode.LLP_CRC, String.format("CRC32C 0x%08x on the wire, 0x%08x computed", wire, (int) crc.getValue()));
+                fault(TerminateCode.LLP_CRC, String.format("CRC32C 0x%08x on the wire, 0x%08x computed", wire, (int) crc.getValue()));
+                return;
             }
         }
         qp.counters().fpduReceived(opcode, ulpdu);
         completed = last;
-        return switch (opcode) {
+        switch (opcode) {
             case RdmapOpcode.RDMA_WRITE -> {
                 writeReceived += payloadLength;
                 if (last) {
                     qp.counters().received(opcode, writeReceived);
                     writeReceived = 0;
                 }
-                yield true;
             }
             case RdmapOpcode.READ_RESPONSE -> {
                 readReceived += payloadLength;
@@ -496,7 +517,6 @@ final class Receiver {
                     qp.sendQueue().finish(pos, CompletionStatus.SUCCESS, 0);
                     qp.sendQueue().complete(qp.sendEmitter());
                 }
-                yield true;
             }
             case RdmapOpcode.READ_REQUEST -> acceptReadRequest();
             case RdmapOpcode.TERMINATE -> {
@@ -508,20 +528,20 @@ final class Receiver {
                     qp.device().ras().terminateReceived(received);
                 }
                 qp.fail(Failure.received(TerminateCode.fromBits(bits), bits), inProgress(CompletionStatus.WR_FLUSH_ERR, 0, 0, 0));
-                yield false;
             }
             default -> deliverSend();
-        };
+        }
     }
 
-    private boolean deliverSend() {
+    private void deliverSend() {
         int mo = header.getInt(FpduDescriptor.UNTAGGED_MO_OFFSET);
         if ((mo & 0xFFFFFFFFL) != received) {
-            return fault(TerminateCode.DDP_UNTAGGED_INVALID_MO, "Send segment MO " + (mo & 0xFFFFFFFFL) + " (expected " + received + ")");
+            fault(TerminateCode.DDP_UNTAGGED_INVALID_MO, "Send segment MO " + (mo & 0xFFFFFFFFL) + " (expected " + received + ")");
+            return;
         }
         received += payloadLength;
         if (!last) {
-            return true;
+            return;
         }
         expectedSendMsn++;
         int flags = RdmapOpcode.isSolicited(opcode) ? WorkCompletion.FLAG_SOLICITED : 0;
@@ -531,10 +551,11 @@ final class Receiver {
             TerminateCode refused = qp.remoteInvalidate(invalidated);
             if (refused != null) {
                 // the Receive completes REM_INV_REQ_ERR with its data, as siw_rdmap_complete completes it
-                return fault(refused, "Send with Invalidate names STag " + dev.tandem.verbs.STag.format(invalidated) + ", which "
+                fault(refused, "Send with Invalidate names STag " + dev.tandem.verbs.STag.format(invalidated) + ", which "
                         + (refused == TerminateCode.RDMAP_CANNOT_INVALIDATE ? "this adapter never issued"
                         : "belongs to another protection domain or is a window bound to another QP"),
                         CompletionStatus.REM_INV_REQ_ERR, received, flags, null);
+                return;
             }
             flags |= WorkCompletion.FLAG_INVALIDATED;
         }
@@ -542,10 +563,9 @@ final class Receiver {
         receive = null;
         qp.counters().received(opcode, received);
         qp.completeReceive(r, CompletionStatus.SUCCESS, received, flags, invalidated, 0);
-        return true;
     }
 
-    private boolean acceptReadRequest() {
+    private void acceptReadRequest() {
         int base = UNTAGGED_HEADER;
         int sinkStag = header.getInt(base + ReadRequestDescriptor.SINK_STAG_OFFSET);
         long sinkTo = header.getLong(base + ReadRequestDescriptor.SINK_TO_OFFSET);
@@ -559,11 +579,13 @@ final class Receiver {
         TerminateCode err = size == 0 ? null : checkTagged(e, sourceStag, sourceTo, size, Access.REMOTE_READ, true);
         if (err != null) {
             countFault(e);
-            return fault(err, "RDMA Read Request of " + size + " bytes from STag " + dev.tandem.verbs.STag.format(sourceStag) + " at TO " + sourceTo);
+            fault(err, "RDMA Read Request of " + size + " bytes from STag " + dev.tandem.verbs.STag.format(sourceStag) + " at TO " + sourceTo);
+            return;
         }
         ReadRequestQueue.Entry entry = c.irq.claim(c.ird);
         if (entry == null) {
-            return fault(TerminateCode.RDMAP_CATASTROPHIC_STREAM, "RDMA Read Request beyond the negotiated IRD of " + c.ird);
+            fault(TerminateCode.RDMAP_CATASTROPHIC_STREAM, "RDMA Read Request beyond the negotiated IRD of " + c.ird);
+            return;
         }
         entry.sinkStag = sinkStag;
         entry.sinkTo = sinkTo;
@@ -577,12 +599,11 @@ final class Receiver {
         c.irq.publish();
         qp.counters().received(RdmapOpcode.READ_REQUEST, 0);
         c.tx.poll();
-        return true;
     }
 
     /** Answers a fault in the peer's stream with a Terminate quoting the offending headers; the Receive being filled is flushed. */
-    private boolean fault(TerminateCode code, String what) {
-        return fault(code, what, CompletionStatus.WR_FLUSH_ERR, 0, 0, null);
+    private void fault(TerminateCode code, String what) {
+        fault(code, what, CompletionStatus.WR_FLUSH_ERR, 0, 0, null);
     }
 
     /**
@@ -590,14 +611,13 @@ final class Receiver {
      * Receive being filled, if any, completes with {@code status} ({@code length} bytes, {@code flags},
      * the Terminate as vendor error unless flushed) once the QP has failed and logged the error, and
      * before the queued Receives are flushed. {@code event} replaces the async event the code implies
-     * (null: keep it). False, always.
+     * (null: keep it). The QP is in ERROR afterwards: that, not a returned flag, stops the receiver.
      */
-    private boolean fault(TerminateCode code, String what, CompletionStatus status, long length, int flags, AsyncEventType event) {
+    private void fault(TerminateCode code, String what, CompletionStatus status, long length, int flags, AsyncEventType event) {
         qp.counters().countMalformed();
         Failure f = detected(code, what);
         qp.fail(event == null ? f : f.withEvent(event),
                 inProgress(status, length, flags, status == CompletionStatus.WR_FLUSH_ERR ? 0 : code.bits()));
-        return false;
     }
 
     /** The failure that answers {@code code} with a Terminate quoting the offending headers. */
