@@ -14,6 +14,7 @@ import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.ReceiveRequest;
+import dev.tandem.verbs.STag;
 import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkCompletion;
 import dev.tandem.verbs.WorkRequest;
@@ -98,6 +99,9 @@ class LiveEngineMalformedFrameTest {
                 p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.untagged(0x41, 0x43, 5, 0, 1, 0, payload(32))).bytes()),
         ULPDU_SHORTER_THAN_HEADER(TerminateCode.DDP_CATASTROPHIC, QP_FATAL, 64,
                 p -> FpduBuilder.fpdus(p.crc()).frame(Arrays.copyOf(FpduBuilder.untagged(0x41, 0x43, 0, 0, 1, 0, new byte[0]), 10)).bytes()),
+        /** An untagged segment whose ULPDU (16 bytes) holds a tagged header's worth but not its own 18-byte header. */
+        ULPDU_SHORTER_THAN_UNTAGGED_HEADER(TerminateCode.DDP_CATASTROPHIC, QP_FATAL, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(Arrays.copyOf(FpduBuilder.untagged(0x41, 0x43, 0, 0, 1, 0, new byte[0]), 16)).bytes()),
         /** Issue 12, row 12: an 8-byte FPDU (length 0, pad, CRC) is refused at once, not read as the start of a 16-byte header. */
         ULPDU_LENGTH_ZERO(TerminateCode.DDP_CATASTROPHIC, QP_FATAL, 64,
                 p -> FpduBuilder.fpdus(p.crc()).frame(new byte[0]).bytes()),
@@ -147,6 +151,10 @@ class LiveEngineMalformedFrameTest {
         /** A Terminate whose ULPDU holds two bytes of its four-byte control word. */
         TERMINATE_TOO_SHORT(TerminateCode.RDMAP_UNEXPECTED_OPCODE, QP_REQUEST_ERROR, 64,
                 p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.untagged(0x41, 0x47, 2, 0, 1, 0, new byte[2])).bytes()),
+        /** A Terminate one byte longer than the longest one (control, length, untagged and Read Request headers). */
+        TERMINATE_TOO_LONG(TerminateCode.RDMAP_UNEXPECTED_OPCODE, QP_REQUEST_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.untagged(0x41, 0x47, 2, 0, 1, 0,
+                        new byte[TerminateDescriptor.MAX_LENGTH + 1])).bytes()),
         /** A Send opcode on the Terminate queue (QN 2). */
         SEND_ON_TERMINATE_QUEUE(TerminateCode.RDMAP_UNEXPECTED_OPCODE, QP_REQUEST_ERROR, 64,
                 p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.untagged(0x41, 0x43, 2, 0, 1, 0, payload(4))).bytes()),
@@ -217,15 +225,36 @@ class LiveEngineMalformedFrameTest {
 
             AsyncEvent e = rig.server.awaitEvent(bad.qp(), "the faulted QP");
             assertThat(e.type()).as("async event for %s (%s)", c, e.detail()).isEqualTo(c.event);
-            String says = switch (c) { // the detail names what was wrong, with the value found
+            String says = switch (c) { // the detail names what was wrong, with the values found
+                case BAD_CRC -> "on the wire, 0x";
                 case BAD_DDP_VERSION_UNTAGGED, BAD_DDP_VERSION_TAGGED -> "DDP version 2 (expected 1)";
                 case BAD_RDMAP_VERSION -> "RDMAP version 2 (expected 1)";
                 case UNKNOWN_OPCODE_9 -> "opcode 9 in an untagged segment";
                 case SEND_MSN_2_FIRST -> "Send MSN 2 (expected 1)";
+                case SEND_WITHOUT_RECEIVE -> "Send MSN 1 arrived and no receive buffer is posted";
+                case SEND_LONGER_THAN_RECEIVE -> "Send of at least 128 bytes for a receive buffer of 64 bytes (wrId " + RECEIVE_WR_ID + ")";
+                case INVALID_QN_5 -> "queue number 5";
+                case ULPDU_SHORTER_THAN_HEADER -> tooShort(10);
+                case ULPDU_SHORTER_THAN_UNTAGGED_HEADER -> "ULPDU_LENGTH 16 is shorter than the 18-byte DDP header";
+                case ULPDU_LENGTH_ZERO -> tooShort(0);
+                case ULPDU_LENGTH_TWO -> tooShort(2);
+                case ULPDU_LENGTH_ONE_THEN_SEND -> tooShort(1);
+                case WRITE_UNKNOWN_STAG -> "RDMA Write of 32 bytes to STag " + STag.format(UNKNOWN_STAG) + " at TO 0";
+                case WRITE_WRONG_KEY -> "RDMA Write of 32 bytes to STag " + STag.format(p.rkey() ^ 0x5A) + " at TO 0";
+                case WRITE_OUT_OF_BOUNDS -> "RDMA Write of 32 bytes to STag " + STag.format(p.rkey()) + " at TO " + (Responder.REGION_LENGTH - 16);
+                case WRITE_WITHOUT_REMOTE_WRITE -> "RDMA Write of 32 bytes to STag " + STag.format(p.readOnlyRkey()) + " at TO 0";
+                case READ_BAD_SOURCE_STAG -> "RDMA Read Request of 64 bytes from STag " + STag.format(UNKNOWN_STAG) + " at TO 0";
+                case READ_OUT_OF_BOUNDS -> "RDMA Read Request of 64 bytes from STag " + STag.format(p.rkey()) + " at TO " + (Responder.REGION_LENGTH - 16);
+                case READ_REQUEST_ON_SEND_QUEUE -> "opcode " + RdmapOpcode.name(RdmapOpcode.READ_REQUEST) + " on the Send queue";
+                case SEND_ON_READ_REQUEST_QUEUE -> "opcode " + RdmapOpcode.name(RdmapOpcode.SEND) + " on the Read Request queue";
+                case READ_REQUEST_TOO_SHORT -> "Read Request of 27 payload bytes (expected 28)";
+                case READ_REQUEST_TOO_LONG -> "Read Request of 29 payload bytes (expected 28)";
                 case READ_REQUEST_MSN_2_FIRST -> "Read Request MSN 2 (expected 1)";
-                case SEND_LONGER_THAN_RECEIVE -> "Send of at least 128 bytes for a receive buffer of 64 bytes";
+                case READ_RESPONSE_UNASKED -> "Read Response with no RDMA Read outstanding";
+                case TERMINATE_TOO_SHORT -> "malformed Terminate (opcode 7, ULPDU 20)";
+                case TERMINATE_TOO_LONG -> "malformed Terminate (opcode 7, ULPDU " + (FpduDescriptor.UNTAGGED_HEADER_LENGTH + TerminateDescriptor.MAX_LENGTH + 1) + ")";
+                case SEND_ON_TERMINATE_QUEUE -> "malformed Terminate (opcode 3, ULPDU 22)";
                 case TRUNCATED_IN_PAYLOAD, TRUNCATED_IN_HEADER -> "peer closed the connection in the middle of an FPDU";
-                default -> "";
             };
             assertThat(e.detail()).as("detail of the event for " + c).contains(says);
             assertThat(bad.qp().state()).isEqualTo(QpState.ERROR);
@@ -644,6 +673,11 @@ class LiveEngineMalformedFrameTest {
             return reader.counters().stream().filter(c -> c.label().equals(label)).mapToLong(dev.tandem.ras.CounterSnapshot::value)
                     .findFirst().orElseThrow(() -> new AssertionError("no counter '" + label + "'"));
         }
+    }
+
+    /** The detail of a refused FPDU whose ULPDU_LENGTH cannot hold any DDP header. */
+    private static String tooShort(int length) {
+        return "ULPDU_LENGTH " + length + " is shorter than any DDP header (14 bytes tagged, 18 untagged)";
     }
 
     /** Waits (bounded) until {@code expected} lies at {@code offset} of {@code s}. */
