@@ -611,6 +611,10 @@ class LiveEngineMalformedFrameTest {
             assertThat(e.type()).as(e.detail()).isEqualTo(QP_ACCESS_ERROR);
             if (c.reregister) {
                 assertThat(bytes(sink.segment(), 0, 64)).as("the sink after " + c).isEqualTo(new byte[64]);
+                // a region keeps the counters it was registered with, under its first STag
+                String device = rig.server.device.name();
+                assertThat(counter(mrCounter(device, asked, "access faults"))).as("access faults of the sink after " + c).isEqualTo(1);
+                assertThat(counter(mrCounter(device, asked, "remote accesses"))).as("remote accesses of the sink after " + c).isZero();
                 sink.close();
             }
             rig.assertGoodConnectionServes("after " + c);
@@ -648,6 +652,8 @@ class LiveEngineMalformedFrameTest {
                 assertThat(bytes(sink.segment(), 16, 64)).isEqualTo(Arrays.copyOf(data, 64));
                 assertThat(bytes(sink.segment(), 80, 64)).as("past the sink").isEqualTo(new byte[64]);
                 assertThat(a.qp().state()).isEqualTo(QpState.RTS);
+                assertThat(counter(mrCounter(rig.server.device.name(), sink.lkey(), "remote accesses"))).as("segments placed").isEqualTo(2);
+                assertThat(counter(mrCounter(rig.server.device.name(), sink.lkey(), "access faults"))).isZero();
             } else {
                 byte[] term = peer.readFpdu("the Terminate for the second segment");
                 checkTerminate(term, crc, TerminateCode.DDP_TAGGED_BASE_BOUNDS, rest, second);
@@ -656,6 +662,8 @@ class LiveEngineMalformedFrameTest {
                 assertThat(bytes(sink.segment(), 48, 96)).as("nothing of the refused segment").isEqualTo(new byte[96]);
                 AsyncEvent e = rig.server.awaitEvent(a.qp(), "the refused segment");
                 assertThat(e.type()).as(e.detail()).isEqualTo(QP_ACCESS_ERROR);
+                assertThat(counter(mrCounter(rig.server.device.name(), sink.lkey(), "remote accesses"))).as("segments placed").isEqualTo(1);
+                assertThat(counter(mrCounter(rig.server.device.name(), sink.lkey(), "access faults"))).as("refused segments").isEqualTo(1);
             }
             sink.close();
             rig.assertGoodConnectionServes("after a second segment " + second);
@@ -678,6 +686,11 @@ class LiveEngineMalformedFrameTest {
     /** The detail of a refused FPDU whose ULPDU_LENGTH cannot hold any DDP header. */
     private static String tooShort(int length) {
         return "ULPDU_LENGTH " + length + " is shorter than any DDP header (14 bytes tagged, 18 untagged)";
+    }
+
+    /** The label of counter {@code name} of the region registered as {@code stag} on adapter {@code device}. */
+    private static String mrCounter(String device, int stag, String name) {
+        return device + " mr " + String.format("0x%08x", stag) + " " + name;
     }
 
     /** Waits (bounded) until {@code expected} lies at {@code offset} of {@code s}. */
