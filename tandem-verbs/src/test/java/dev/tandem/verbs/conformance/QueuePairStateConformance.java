@@ -250,6 +250,28 @@ public abstract class QueuePairStateConformance extends ConformanceBase {
         Bytes.assertFilled(pair.passive().mem(), 0, 256, (byte) 0, "the peer's receive buffer: not a byte of the refused Send arrived");
     }
 
+    /** An entry of no bytes names no memory: a region given back behind it does not fail the Send (siw skips such entries too). */
+    @Test
+    void aZeroLengthEntryInARegionDeregisteredBeforeTheSendIsTransmittedIsSkipped() {
+        ConnectedPair pair = connectedPair();
+        MemoryRegion gone = register(pair.active().pd, 4096, EndpointSpec.FULL_ACCESS);
+        MemoryRegion source = register(pair.active().pd, 4096, EndpointSpec.FULL_ACCESS);
+        Bytes.fill(source.segment(), 0, 256, 45);
+        postReceive(pair.passive(), 1, 0, 256);
+        pair.active().qp.modify(QpState.SQD);
+        awaitAsyncEvent(pair.active().device, AsyncEventType.SQ_DRAINED, pair.active().qp);
+        pair.active().qp.postSend(new WorkRequest.Send(2, List.of(sge(gone, 0, 0), sge(source, 0, 256)), SIGNALED));
+        gone.close();
+        pair.active().qp.modify(QpState.RTS);
+        assertCompletion(awaitCompletion(pair.active().cq, "the Send with an empty entry in a deregistered region"), 2,
+                SUCCESS, CompletionOpcode.SEND, "a Send whose only given-back entry holds no bytes");
+        WorkCompletion r = awaitCompletion(pair.passive().cq, "the peer's receive");
+        assertCompletion(r, 1, SUCCESS, CompletionOpcode.RECV, "the receive of the Send");
+        assertEquals(256, r.byteLength(), r.toString());
+        Bytes.assertPattern(pair.passive().mem(), 0, 256, 45, "the Send's bytes, all from its second entry");
+        assertEquals(QpState.RTS, pair.active().qp.state());
+    }
+
     @Test
     void aFailedLocalInvalidateCompletesInErrorAndRaisesQpFatal() {
         ConnectedPair pair = connectedPair();
