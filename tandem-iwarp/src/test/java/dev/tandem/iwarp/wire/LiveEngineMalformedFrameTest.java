@@ -546,6 +546,47 @@ class LiveEngineMalformedFrameTest {
         }
     }
 
+    /**
+     * The peer sends one Read Request more than the IRD it was given while the first one's response
+     * still holds the transmitter (the peer is not reading): the extra request is refused with an
+     * RDMAP catastrophic Terminate quoting it, the responder raises QP_FATAL, and what went out
+     * before the Terminate is Read Response data only.
+     */
+    @ParameterizedTest(name = "crc={0}")
+    @ValueSource(booleans = {true, false})
+    void aReadRequestBeyondTheNegotiatedIrdIsRefused(boolean crc) {
+        try (Rig rig = new Rig(crc); RawPeer peer = RawPeer.connect(RAW_IP, rig.server.address())) {
+            Responder.Accepted a = rig.connectRaw(peer);
+            int ird = Math.min(PEER_ORD, a.qp().config().ird());
+            int bigLength = 64 << 20; // far more than the sockets buffer: its response holds the transmitter
+            MemoryRegion big = rig.server.pd.registerMemory(rig.server.arena.allocate(bigLength, 64), Access.LOCAL_WRITE | Access.REMOTE_READ);
+            FpduBuilder requests = FpduBuilder.fpdus(crc);
+            byte[] extra = null;
+            for (int msn = 1; msn <= ird + 1; msn++) {
+                extra = FpduBuilder.untagged(0x41, 0x41, 1, 0, msn, 0, FpduBuilder.readRequestPayload(PEER_SINK_STAG, PEER_SINK_TO, bigLength, big.rkey(), 0));
+                requests.frame(extra);
+            }
+            peer.send(requests.bytes());
+
+            byte[] fpdu = peer.readFpdu("Read Response data, then the Terminate");
+            Fpdu f = FpduDecoder.decodeFpdu(fpdu, 0, fpdu.length, crc ? FpduDecoder.CrcMode.VERIFY : FpduDecoder.CrcMode.NOT_USED);
+            long responded = 0;
+            while (f.opcode() == RdmapOpcode.READ_RESPONSE) {
+                responded += f.payloadLength();
+                assertThat(responded).as("Read Response bytes before the Terminate").isLessThanOrEqualTo(bigLength);
+                fpdu = peer.readFpdu("the Terminate after " + responded + " bytes of Read Response");
+                f = FpduDecoder.decodeFpdu(fpdu, 0, fpdu.length, crc ? FpduDecoder.CrcMode.VERIFY : FpduDecoder.CrcMode.NOT_USED);
+            }
+            checkTerminate(fpdu, crc, TerminateCode.RDMAP_CATASTROPHIC_STREAM, extra, "Read Request " + (ird + 1) + " of an IRD of " + ird);
+            assertThat(peer.awaitClose("the Terminate")).isEqualTo(RawPeer.Close.EOF);
+            AsyncEvent e = rig.server.awaitEvent(a.qp(), "the Read Request beyond the IRD");
+            assertThat(e.type()).as(e.detail()).isEqualTo(QP_FATAL);
+            assertThat(e.detail()).contains("RDMA Read Request beyond the negotiated IRD of " + ird);
+            big.close();
+            rig.assertGoodConnectionServes("after a Read Request beyond the IRD");
+        }
+    }
+
     /** What happens to the sink of an outstanding Read, and to which STag the raw peer answers. */
     enum SinkCase {
         /** Reregistered: a fresh STag (issue 12, row 6); the peer answers to the STag its request named. */
