@@ -287,7 +287,7 @@ final class Receiver {
         TerminateCode err = checkTagged(e, stag, to, payloadLength, Access.REMOTE_WRITE, false);
         if (err != null) {
             countFault(e);
-            fault(err, "RDMA Write of " + payloadLength + " bytes to STag " + dev.tandem.verbs.STag.format(stag) + " at TO " + to);
+            fault(err, "RDMA Write of " + payloadLength + " bytes to STag " + dev.tandem.verbs.STag.format(stag) + " at TO " + Long.toUnsignedString(to));
             return;
         }
         e.region.counters().remoteAccess();
@@ -455,8 +455,11 @@ final class Receiver {
         }
     }
 
-    /** A tagged access check; null when allowed. {@code rdmapLayer} selects RDMAP codes (Read Request source). */
-    TerminateCode checkTagged(StagEntry e, int stag, long to, long length, int access, boolean rdmapLayer) {
+    /**
+     * A tagged access check of {@code length} (never negative) bytes at {@code to}; null when allowed.
+     * {@code rdmapLayer} selects RDMAP codes (Read Request source).
+     */
+    private TerminateCode checkTagged(StagEntry e, int stag, long to, long length, int access, boolean rdmapLayer) {
         if (e == null || !e.valid || e.key != (stag & 0xFF) || e.region == null || !e.region.isValid()) {
             return rdmapLayer ? TerminateCode.RDMAP_INVALID_STAG : TerminateCode.DDP_TAGGED_INVALID_STAG;
         }
@@ -466,7 +469,8 @@ final class Receiver {
         if (!e.allows(access)) {
             return TerminateCode.RDMAP_ACCESS_RIGHTS;
         }
-        if (to < 0 || length < 0 || to > e.length || length > e.length - to) {
+        // a TO of 2^63 or more reads as negative; past the end, e.length - to is negative and refuses any length
+        if (to < 0 || length > e.length - to) {
             return rdmapLayer ? TerminateCode.RDMAP_BASE_BOUNDS : TerminateCode.DDP_TAGGED_BASE_BOUNDS;
         }
         return null;
@@ -579,7 +583,7 @@ final class Receiver {
         TerminateCode err = size == 0 ? null : checkTagged(e, sourceStag, sourceTo, size, Access.REMOTE_READ, true);
         if (err != null) {
             countFault(e);
-            fault(err, "RDMA Read Request of " + size + " bytes from STag " + dev.tandem.verbs.STag.format(sourceStag) + " at TO " + sourceTo);
+            fault(err, "RDMA Read Request of " + size + " bytes from STag " + dev.tandem.verbs.STag.format(sourceStag) + " at TO " + Long.toUnsignedString(sourceTo));
             return;
         }
         ReadRequestQueue.Entry entry = c.irq.claim(c.ird);
