@@ -69,7 +69,7 @@ class LiveEngineMalformedFrameTest {
     private static final int PEER_ORD = 4;
 
     /** What the raw peer learned in the MPA exchange. */
-    record Peer(boolean crc, int rkey, int readOnlyRkey) {
+    record Peer(boolean crc, int rkey, int readOnlyRkey, int otherPdRkey) {
     }
 
     /**
@@ -95,6 +95,12 @@ class LiveEngineMalformedFrameTest {
                 p -> FpduBuilder.fpdus(p.crc()).send(1, payload(32)).bytes()),
         SEND_LONGER_THAN_RECEIVE(TerminateCode.DDP_UNTAGGED_TOO_LONG, QP_REQUEST_ERROR, 64,
                 p -> FpduBuilder.fpdus(p.crc()).send(1, payload(128)).bytes()),
+        /** A Send whose only segment says it starts at byte 5 of the message. */
+        SEND_MO_5(TerminateCode.DDP_UNTAGGED_INVALID_MO, QP_REQUEST_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.untagged(0x41, 0x43, 0, 0, 1, 5, payload(32))).bytes()),
+        /** An empty Send (ULPDU of its header alone) at MO 5: judged once read, so its whole header is quoted. */
+        SEND_EMPTY_MO_5(TerminateCode.DDP_UNTAGGED_INVALID_MO, QP_REQUEST_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.untagged(0x41, 0x43, 0, 0, 1, 5, new byte[0])).bytes()),
         INVALID_QN_5(TerminateCode.DDP_UNTAGGED_INVALID_QN, QP_REQUEST_ERROR, 64,
                 p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.untagged(0x41, 0x43, 5, 0, 1, 0, payload(32))).bytes()),
         ULPDU_SHORTER_THAN_HEADER(TerminateCode.DDP_CATASTROPHIC, QP_FATAL, 64,
@@ -126,6 +132,9 @@ class LiveEngineMalformedFrameTest {
         /** A Write at TO 2^64 - 16, which a signed reading of the 64-bit TO would take for offset -16. */
         WRITE_AT_TO_NEAR_2_64(TerminateCode.DDP_TAGGED_BASE_BOUNDS, QP_ACCESS_ERROR, 64,
                 p -> FpduBuilder.fpdus(p.crc()).write(p.rkey(), -16L, true, payload(32)).bytes()),
+        /** A Write to a region of another protection domain of the same adapter. */
+        WRITE_OTHER_PD(TerminateCode.DDP_TAGGED_STAG_NOT_ASSOCIATED, QP_ACCESS_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).write(p.otherPdRkey(), 0, true, payload(32)).bytes()),
         WRITE_WITHOUT_REMOTE_WRITE(TerminateCode.RDMAP_ACCESS_RIGHTS, QP_ACCESS_ERROR, 64,
                 p -> FpduBuilder.fpdus(p.crc()).write(p.readOnlyRkey(), 0, true, payload(32)).bytes()),
         READ_BAD_SOURCE_STAG(TerminateCode.RDMAP_INVALID_STAG, QP_ACCESS_ERROR, 64,
@@ -133,6 +142,9 @@ class LiveEngineMalformedFrameTest {
         READ_OUT_OF_BOUNDS(TerminateCode.RDMAP_BASE_BOUNDS, QP_ACCESS_ERROR, 64,
                 p -> FpduBuilder.fpdus(p.crc()).readRequest(1, PEER_SINK_STAG, PEER_SINK_TO, 64, p.rkey(), Responder.REGION_LENGTH - 16)
                         .bytes()),
+        /** A Read Request from a region of another protection domain of the same adapter. */
+        READ_SOURCE_OTHER_PD(TerminateCode.RDMAP_STAG_NOT_ASSOCIATED, QP_ACCESS_ERROR, 64,
+                p -> FpduBuilder.fpdus(p.crc()).readRequest(1, PEER_SINK_STAG, PEER_SINK_TO, 64, p.otherPdRkey(), 0).bytes()),
         /** A Read Request opcode on the Send queue (QN 0). */
         READ_REQUEST_ON_SEND_QUEUE(TerminateCode.RDMAP_UNEXPECTED_OPCODE, QP_REQUEST_ERROR, 64,
                 p -> FpduBuilder.fpdus(p.crc()).frame(FpduBuilder.untagged(0x41, 0x41, 0, 0, 1, 0,
@@ -182,6 +194,14 @@ class LiveEngineMalformedFrameTest {
             this.receiveLength = receiveLength;
             this.bytes = bytes;
         }
+
+        /** An FPDU judged only once it was read in full (its CRC, a Send's MO, a Read Request's source). */
+        boolean judgedWhenRead() {
+            return switch (this) {
+                case BAD_CRC, SEND_MO_5, SEND_EMPTY_MO_5, READ_BAD_SOURCE_STAG, READ_OUT_OF_BOUNDS, READ_SOURCE_OTHER_PD -> true;
+                default -> false;
+            };
+        }
     }
 
     static Stream<Arguments> cases() {
@@ -201,7 +221,9 @@ class LiveEngineMalformedFrameTest {
     void malformedFpduDrawsOneTerminateAndTheAdapterServesOn(Case c, boolean crc) {
         try (Rig rig = new Rig(crc); RawPeer peer = RawPeer.connect(RAW_IP, rig.server.address())) {
             Responder.Accepted bad = rig.connectRaw(peer);
-            Peer p = new Peer(crc, bad.region().rkey(), bad.readOnly().rkey());
+            ProtectionDomain otherPd = rig.server.device.allocateProtectionDomain();
+            MemoryRegion other = otherPd.registerMemory(rig.server.arena.allocate(4096, 64), Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ);
+            Peer p = new Peer(crc, bad.region().rkey(), bad.readOnly().rkey(), other.rkey());
             if (c.receiveLength > 0) {
                 bad.qp().postReceive(new ReceiveRequest(RECEIVE_WR_ID, new Sge(bad.region(), 4096, c.receiveLength)));
             }
@@ -220,7 +242,12 @@ class LiveEngineMalformedFrameTest {
                 close = peer.awaitClose("a truncated FPDU and end of stream (no Terminate expected)");
             } else {
                 byte[] term = peer.readFpdu("Terminate for " + c);
-                checkTerminate(term, crc, c.code, Arrays.copyOfRange(sent, 2, 2 + (((sent[0] & 0xFF) << 8) | (sent[1] & 0xFF))), c.toString());
+                int ulpdu = ((sent[0] & 0xFF) << 8) | (sent[1] & 0xFF);
+                Fpdu.Terminate t = checkTerminate(term, crc, c.code, Arrays.copyOfRange(sent, 2, 2 + ulpdu), c.toString());
+                // quoted: a tagged header (whole in the first 16 bytes read), and an untagged one judged
+                // after the whole FPDU was read; an untagged fault found in the first 16 bytes quotes nothing
+                boolean tagged = ulpdu >= FpduDescriptor.TAGGED_HEADER_LENGTH && (sent[2] & 0x80) != 0;
+                assertThat(t.d()).as("the offending DDP header quoted for " + c).isEqualTo(tagged || c.judgedWhenRead());
                 // counted before the Terminate left
                 String adapter = rig.server.device.name();
                 assertThat(counter(adapter + " malformed frames")).as("malformed frames after " + c).isEqualTo(1);
@@ -240,6 +267,7 @@ class LiveEngineMalformedFrameTest {
                 case SEND_WITHOUT_RECEIVE -> "Send MSN 1 arrived and no receive buffer is posted";
                 case SEND_LONGER_THAN_RECEIVE -> "Send of at least 128 bytes for a receive buffer of 64 bytes (wrId " + RECEIVE_WR_ID + ")";
                 case INVALID_QN_5 -> "queue number 5";
+                case SEND_MO_5, SEND_EMPTY_MO_5 -> "Send segment MO 5 (expected 0)";
                 case ULPDU_SHORTER_THAN_HEADER -> tooShort(10);
                 case ULPDU_SHORTER_THAN_UNTAGGED_HEADER -> "ULPDU_LENGTH 16 is shorter than the 18-byte DDP header";
                 case ULPDU_LENGTH_ZERO -> tooShort(0);
@@ -250,9 +278,11 @@ class LiveEngineMalformedFrameTest {
                 case WRITE_OUT_OF_BOUNDS -> "RDMA Write of 32 bytes to STag " + STag.format(p.rkey()) + " at TO " + (Responder.REGION_LENGTH - 16);
                 case WRITE_PAST_THE_END -> "RDMA Write of 32 bytes to STag " + STag.format(p.rkey()) + " at TO " + (Responder.REGION_LENGTH + 64);
                 case WRITE_AT_TO_NEAR_2_64 -> "RDMA Write of 32 bytes to STag " + STag.format(p.rkey()) + " at TO 18446744073709551600";
+                case WRITE_OTHER_PD -> "RDMA Write of 32 bytes to STag " + STag.format(p.otherPdRkey()) + " at TO 0";
                 case WRITE_WITHOUT_REMOTE_WRITE -> "RDMA Write of 32 bytes to STag " + STag.format(p.readOnlyRkey()) + " at TO 0";
                 case READ_BAD_SOURCE_STAG -> "RDMA Read Request of 64 bytes from STag " + STag.format(UNKNOWN_STAG) + " at TO 0";
                 case READ_OUT_OF_BOUNDS -> "RDMA Read Request of 64 bytes from STag " + STag.format(p.rkey()) + " at TO " + (Responder.REGION_LENGTH - 16);
+                case READ_SOURCE_OTHER_PD -> "RDMA Read Request of 64 bytes from STag " + STag.format(p.otherPdRkey()) + " at TO 0";
                 case READ_REQUEST_ON_SEND_QUEUE -> "opcode " + RdmapOpcode.name(RdmapOpcode.READ_REQUEST) + " on the Send queue";
                 case SEND_ON_READ_REQUEST_QUEUE -> "opcode " + RdmapOpcode.name(RdmapOpcode.SEND) + " on the Read Request queue";
                 case READ_REQUEST_TOO_SHORT -> "Read Request of 27 payload bytes (expected 28)";
@@ -277,14 +307,17 @@ class LiveEngineMalformedFrameTest {
                 } else {
                     assertThat(r.status()).as("nothing is delivered from a faulted stream: %s", r).isEqualTo(CompletionStatus.WR_FLUSH_ERR);
                 }
-                if (c != Case.BAD_CRC && c.code != null) {
+                if (c != Case.BAD_CRC && c != Case.SEND_MO_5 && c.code != null) {
                     // a fault in the headers places nothing; a payload is placed as it arrives, so a bad
-                    // CRC or a cut stream leaves bytes in a Receive that then completes in error
+                    // CRC, a wrong MO or a cut stream leaves bytes in a Receive that then completes in error
                     assertThat(bytes(bad.region().segment(), 4096, c.receiveLength)).as("the receive buffer after " + c)
                             .isEqualTo(new byte[c.receiveLength]);
                 }
             }
             assertThat(bytes(bad.region().segment(), 6000, 48)).as("the Write placed before " + c).isEqualTo(written);
+            assertThat(bytes(other.segment(), 0, 64)).as("the region of the other PD after " + c).isEqualTo(new byte[64]);
+            other.close();
+            otherPd.close();
             rig.assertGoodConnectionServes("after " + c);
         }
     }
@@ -392,6 +425,8 @@ class LiveEngineMalformedFrameTest {
                 assertThat(peer.awaitClose("the Terminate")).isEqualTo(RawPeer.Close.EOF);
                 AsyncEvent e = rig.server.awaitEvent(a.qp(), "the refused invalidate");
                 assertThat(e.type()).as(e.detail()).isEqualTo(which.equals("another PD") ? QP_ACCESS_ERROR : QP_REQUEST_ERROR);
+                assertThat(e.detail()).contains("Send with Invalidate names STag " + dev.tandem.verbs.STag.format(stag) + ", which "
+                        + (which.equals("another PD") ? "belongs to another protection domain" : "this adapter never issued"));
                 WorkCompletion r = Responder.awaitCompletion(a.cq(), "the Receive of the Send with Invalidate");
                 assertThat(r.wrId()).isEqualTo(RECEIVE_WR_ID);
                 assertThat(r.status()).as(r.toString()).isEqualTo(CompletionStatus.REM_INV_REQ_ERR);
