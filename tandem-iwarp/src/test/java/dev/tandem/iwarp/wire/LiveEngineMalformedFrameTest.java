@@ -708,6 +708,31 @@ class LiveEngineMalformedFrameTest {
     }
 
     /**
+     * A zero-length Read names no bytes, so its response is checked for its STag and TO only (as
+     * siw_proc_rresp checks it): the Read completes SUCCESS even though the application deregistered
+     * its sink after the request left, and the connection goes on.
+     */
+    @ParameterizedTest(name = "crc={0}")
+    @ValueSource(booleans = {true, false})
+    void aZeroLengthReadCompletesThoughItsSinkWasDeregisteredAfterTheRequestLeft(boolean crc) {
+        try (Rig rig = new Rig(crc); RawPeer peer = RawPeer.connect(RAW_IP, rig.server.address())) {
+            Responder.Accepted a = rig.connectRaw(peer);
+            MemoryRegion sink = rig.server.pd.registerMemory(rig.server.arena.allocate(256, 64), Access.LOCAL_WRITE);
+            int asked = sink.lkey();
+            a.qp().postSend(new WorkRequest.RdmaRead(9, new Sge(sink, 16, 0), 0, 0x4242_4201, WrFlags.SIGNALED));
+            peer.readFpdu("the zero-length Read Request");
+            sink.close();
+            peer.send(FpduBuilder.fpdus(crc).frame(FpduBuilder.tagged(0xC1, 0x42, asked, 16, new byte[0])).bytes());
+            WorkCompletion w = Responder.awaitCompletion(a.cq(), "the zero-length Read");
+            assertThat(w.wrId()).isEqualTo(9);
+            assertThat(w.status()).as(w.toString()).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(w.byteLength()).isZero();
+            assertThat(a.qp().state()).isEqualTo(QpState.RTS);
+            rig.assertGoodConnectionServes("after a zero-length Read into a sink given back");
+        }
+    }
+
+    /**
      * A Read Response in two segments into a sink at offset 16 of its region: each segment must
      * carry the TO where the bytes before it end (the sink's TO plus what arrived). In order, both
      * land and the Read succeeds; a second segment at the first one's TO, or one running past the
@@ -762,7 +787,7 @@ class LiveEngineMalformedFrameTest {
     }
 
     /** The value of the RAS counter {@code label} of this process. */
-    private static long counter(String label) {
+    static long counter(String label) {
         try (dev.tandem.ras.RasReader reader = dev.tandem.ras.RasReader.open(dev.tandem.ras.ProcessRas.current().path())) {
             return reader.counters().stream().filter(c -> c.label().equals(label)).mapToLong(dev.tandem.ras.CounterSnapshot::value)
                     .findFirst().orElseThrow(() -> new AssertionError("no counter '" + label + "'"));

@@ -64,6 +64,11 @@ class PeerTerminateFlushTest {
             assertThat(w.awaitEvent(AsyncEventType.QP_ACCESS_ERROR, "the peer's Terminate").type()).isEqualTo(AsyncEventType.QP_ACCESS_ERROR);
             w.awaitEvent(AsyncEventType.DISCONNECTED, "the end of the connection");
             assertThat(w.qp.state()).isEqualTo(QpState.ERROR);
+            String adapter = w.device.name();
+            assertThat(LiveEngineMalformedFrameTest.counter(adapter + " received " + RdmapOpcode.name(RdmapOpcode.TERMINATE)))
+                    .as("Terminates received").isEqualTo(1);
+            assertThat(LiveEngineMalformedFrameTest.counter(adapter + " terminates received " + TerminateCode.RDMAP_INVALID_STAG.describe()))
+                    .as("Terminates received with its code").isEqualTo(1);
             List<WorkCompletion> wcs = List.of(w.completion("1"), w.completion("2"), w.completion("3"), w.completion("4"));
             List<WorkCompletion> sends = wcs.stream().filter(wc -> wc.opcode() != CompletionOpcode.RECV).toList();
             assertCompletion(sends.get(0), 1, CompletionStatus.REM_ACCESS_ERR, CompletionOpcode.RDMA_READ, TerminateCode.RDMAP_INVALID_STAG.bits());
