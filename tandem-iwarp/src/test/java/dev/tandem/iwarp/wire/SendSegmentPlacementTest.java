@@ -9,12 +9,15 @@ import dev.tandem.verbs.ReceiveRequest;
 import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkCompletion;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -161,15 +164,25 @@ class SendSegmentPlacementTest {
         }
     }
 
-    @ParameterizedTest(name = "crc={0}")
-    @ValueSource(booleans = {true, false})
-    void aSegmentThatRunsOnIntoAGivenBackEntryPlacesNothing(boolean crc) {
+    static Stream<Arguments> givenBack() {
+        return Stream.of(true, false).flatMap(deregistered -> Stream.of(Arguments.of(deregistered, true), Arguments.of(deregistered, false)));
+    }
+
+    /** The second entry's region is deregistered, or reregistered without LOCAL_WRITE, between two segments. */
+    @ParameterizedTest(name = "deregistered={0} crc={1}")
+    @MethodSource("givenBack")
+    void aSegmentThatRunsOnIntoAGivenBackEntryPlacesNothing(boolean deregistered, boolean crc) {
         try (Rig rig = new Rig(crc)) {
             rig.postReceive(0, 0);
             byte[] d = data(96);
             rig.peer.send(segment(crc, 0, false, Arrays.copyOfRange(d, 0, 32)));
             awaitBytes(rig.first.segment(), 0, Arrays.copyOfRange(d, 0, 32), "the first segment");
-            rig.second.close(); // the next segment starts in the first entry and runs on into the second
+            // the next segment starts in the first entry and runs on into the second
+            if (deregistered) {
+                rig.second.close();
+            } else {
+                rig.second.reregister(Access.REMOTE_READ);
+            }
             byte[] refused = segment(crc, 32, true, Arrays.copyOfRange(d, 32, 96));
             rig.peer.send(refused);
             byte[] term = rig.peer.readFpdu("the Terminate for the segment");
@@ -180,6 +193,7 @@ class SendSegmentPlacementTest {
             assertThat(bytes(rig.first.segment(), 32, 32)).as("not even the part for the entry still valid").isEqualTo(new byte[32]);
             AsyncEvent e = rig.server.awaitEvent(rig.a.qp(), "the refused segment");
             assertThat(e.type()).as(e.detail()).isEqualTo(AsyncEventType.QP_ACCESS_ERROR);
+            assertThat(e.detail()).contains((deregistered ? ", deregistered" : ", no longer valid for local write") + " since the receive was posted");
         }
     }
 
