@@ -695,6 +695,13 @@ class LiveEngineMalformedFrameTest {
             }
             AsyncEvent e = rig.server.awaitEvent(a.qp(), "the refused Read Response");
             assertThat(e.type()).as(e.detail()).isEqualTo(QP_ACCESS_ERROR);
+            assertThat(e.detail()).contains(switch (c) {
+                case REREGISTERED_ANSWER_TO_ASKED -> "to sink STag " + STag.format(asked) + ", which the application reregistered as "
+                        + STag.format(sink.lkey()) + " after the Read Request left";
+                case DEREGISTERED_ANSWER_TO_ASKED -> "to sink STag " + STag.format(asked) + ", which the application deregistered after the Read Request left";
+                case REREGISTERED_ANSWER_TO_NEW -> "Read Response to STag " + STag.format(answered) + " but the outstanding Read Request named sink STag "
+                        + STag.format(asked);
+            });
             if (c.reregister) {
                 assertThat(bytes(sink.segment(), 0, 64)).as("the sink after " + c).isEqualTo(new byte[64]);
                 // a region keeps the counters it was registered with, under its first STag

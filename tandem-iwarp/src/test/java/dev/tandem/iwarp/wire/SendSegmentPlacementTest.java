@@ -164,6 +164,43 @@ class SendSegmentPlacementTest {
         }
     }
 
+    /** The placement check reaches no further than the message: an entry after its last byte may be given back. */
+    @ParameterizedTest(name = "crc={0}")
+    @ValueSource(booleans = {true, false})
+    void aSendThatEndsWhereAGivenBackEntryBeginsCompletes(boolean crc) {
+        try (Rig rig = new Rig(crc)) {
+            rig.postReceive(0, 0);
+            rig.second.close();
+            byte[] d = data(64);
+            rig.peer.send(segment(crc, 0, true, d));
+            WorkCompletion w = rig.awaitReceive();
+            assertThat(w.status()).as(w.toString()).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(w.byteLength()).isEqualTo(64);
+            assertThat(bytes(rig.first.segment(), 0, 64)).isEqualTo(d);
+        }
+    }
+
+    /** A segment that starts past the first entry, in the second one, which was given back after the first segment. */
+    @ParameterizedTest(name = "crc={0}")
+    @ValueSource(booleans = {true, false})
+    void aSegmentThatStartsInAGivenBackEntryPlacesNothing(boolean crc) {
+        try (Rig rig = new Rig(crc)) {
+            rig.postReceive(0, 0);
+            byte[] d = data(96);
+            rig.peer.send(segment(crc, 0, false, Arrays.copyOf(d, 64)));
+            awaitBytes(rig.first.segment(), 0, Arrays.copyOf(d, 64), "the first segment, the whole first entry");
+            rig.second.close();
+            byte[] refused = segment(crc, 64, true, Arrays.copyOfRange(d, 64, 96));
+            rig.peer.send(refused);
+            byte[] term = rig.peer.readFpdu("the Terminate for the segment");
+            LiveEngineMalformedFrameTest.checkTerminate(term, crc, TerminateCode.DDP_CATASTROPHIC,
+                    Arrays.copyOfRange(refused, 2, 2 + FpduDescriptor.UNTAGGED_HEADER_LENGTH + 32), "a segment starting in a given-back entry");
+            WorkCompletion w = rig.awaitReceive();
+            assertThat(w.status()).as(w.toString()).isEqualTo(CompletionStatus.LOC_PROT_ERR);
+            assertThat(bytes(rig.second.segment(), 0, 64)).as("memory given back: nothing of the second segment").isEqualTo(new byte[64]);
+        }
+    }
+
     static Stream<Arguments> givenBack() {
         return Stream.of(true, false).flatMap(deregistered -> Stream.of(Arguments.of(deregistered, true), Arguments.of(deregistered, false)));
     }
