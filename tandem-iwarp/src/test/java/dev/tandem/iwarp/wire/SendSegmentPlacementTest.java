@@ -164,22 +164,6 @@ class SendSegmentPlacementTest {
         }
     }
 
-    /** The placement check reaches no further than the message: an entry after its last byte may be given back. */
-    @ParameterizedTest(name = "crc={0}")
-    @ValueSource(booleans = {true, false})
-    void aSendThatEndsWhereAGivenBackEntryBeginsCompletes(boolean crc) {
-        try (Rig rig = new Rig(crc)) {
-            rig.postReceive(0, 0);
-            rig.second.close();
-            byte[] d = data(64);
-            rig.peer.send(segment(crc, 0, true, d));
-            WorkCompletion w = rig.awaitReceive();
-            assertThat(w.status()).as(w.toString()).isEqualTo(CompletionStatus.SUCCESS);
-            assertThat(w.byteLength()).isEqualTo(64);
-            assertThat(bytes(rig.first.segment(), 0, 64)).isEqualTo(d);
-        }
-    }
-
     /** A segment that starts past the first entry, in the second one, which was given back after the first segment. */
     @ParameterizedTest(name = "crc={0}")
     @ValueSource(booleans = {true, false})
