@@ -2,6 +2,7 @@ package dev.tandem.iwarp;
 
 import dev.tandem.iwarp.wire.FpduDescriptor;
 import dev.tandem.iwarp.wire.RdmapOpcode;
+import dev.tandem.iwarp.wire.ReadRequestDescriptor;
 import dev.tandem.iwarp.wire.TerminateCode;
 import dev.tandem.iwarp.wire.TerminateDescriptor;
 import dev.tandem.verbs.CompletionStatus;
@@ -29,11 +30,10 @@ final class Transmitter {
     /** Bytes gathered into one write before it is issued. */
     static final int MAX_BATCH_BYTES = 256 * 1024;
 
-    private static final int MIDDLE = 1;
-    private static final int MESSAGE_LAST = 2;
-    private static final int READ_REQUEST = 3;
-    private static final int RESPONSE_LAST = 4;
-    private static final int TERMINATE = 5;
+    /** What follows once an FPDU is written in full: nothing, its message's completion, or (a Terminate) the end of the stream. */
+    private static final int NOTHING_AFTER = 0;
+    private static final int COMPLETES_MESSAGE = 1;
+    private static final int ENDS_STREAM = 2;
 
     private static final int BUILT = 0;
     private static final int NOTHING = 1;
@@ -46,7 +46,7 @@ final class Transmitter {
     private final AtomicBoolean busy = new AtomicBoolean();
     private final ByteBuffer[] headers = new ByteBuffer[MAX_BATCH];
     private final ByteBuffer[] trailers = new ByteBuffer[MAX_BATCH];
-    private final int[] kinds = new int[MAX_BATCH];
+    private final int[] followUps = new int[MAX_BATCH];
     private final int[] ends = new int[MAX_BATCH];
     private final long[] positions = new long[MAX_BATCH];
     private final WorkRequest[] requests = new WorkRequest[MAX_BATCH];
@@ -190,15 +190,15 @@ final class Transmitter {
     }
 
     private void afterFpdu(int i) {
-        switch (kinds[i]) {
-            case MESSAGE_LAST -> {
+        switch (followUps[i]) {
+            case COMPLETES_MESSAGE -> {
                 WorkRequest done = requests[i];
                 requests[i] = null;
                 qp.counters().sent(done);
                 sq.finish(positions[i], CompletionStatus.SUCCESS, 0);
                 sq.complete(qp.sendEmitter());
             }
-            case TERMINATE -> {
+            case ENDS_STREAM -> {
                 terminateSent = true;
                 c.close();
             }
@@ -395,7 +395,7 @@ final class Transmitter {
             positions[fpdus] = currentPos;
             current = null;
         }
-        seal(first, headerLength + n, last ? MESSAGE_LAST : MIDDLE);
+        seal(first, headerLength + n, last ? COMPLETES_MESSAGE : NOTHING_AFTER);
     }
 
     private static void untaggedHeader(ByteBuffer h, boolean last, int opcode, int invalidate, int qn, int msn, int mo) {
@@ -449,7 +449,7 @@ final class Transmitter {
         h.putInt(read.rkey());
         h.putLong(read.remoteOffset());
         h.flip();
-        seal(first, FpduDescriptor.UNTAGGED_HEADER_LENGTH + 28, READ_REQUEST);
+        seal(first, FpduDescriptor.UNTAGGED_HEADER_LENGTH + ReadRequestDescriptor.LENGTH, NOTHING_AFTER);
         return sinkStag;
     }
 
@@ -476,7 +476,7 @@ final class Transmitter {
             qp.counters().sentReadResponse(r.size);
             c.irq.pop();
         }
-        seal(first, FpduDescriptor.TAGGED_HEADER_LENGTH + n, last ? RESPONSE_LAST : MIDDLE);
+        seal(first, FpduDescriptor.TAGGED_HEADER_LENGTH + n, NOTHING_AFTER);
     }
 
     private void buildTerminate(Failure f) {
@@ -495,11 +495,11 @@ final class Transmitter {
         }
         h.flip();
         current = null;
-        seal(first, FpduDescriptor.UNTAGGED_HEADER_LENGTH + payload, TERMINATE);
+        seal(first, FpduDescriptor.UNTAGGED_HEADER_LENGTH + payload, ENDS_STREAM);
     }
 
     /** Appends pad and CRC to the FPDU gathered from {@code first}, and records it in the batch. */
-    private void seal(int first, int ulpdu, int kind) {
+    private void seal(int first, int ulpdu, int followUp) {
         int pad = FpduDescriptor.padLength(ulpdu);
         int value = 0;
         if (c.crc) {
@@ -518,7 +518,7 @@ final class Transmitter {
         t.putInt(value);
         t.flip();
         gather[gatherCount++] = t;
-        kinds[fpdus] = kind;
+        followUps[fpdus] = followUp;
         ends[fpdus] = gatherCount - 1;
         fpdus++;
         batchBytes += FpduDescriptor.fpduLength(ulpdu);
