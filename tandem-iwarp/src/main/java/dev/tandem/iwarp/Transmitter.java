@@ -79,7 +79,6 @@ final class Transmitter {
     private long sgeOffset;
     private int sendMsn = 1;
     private int readMsn = 1;
-    private int terminateMsn = 1;
 
     /** Next MSN of queue 0 (Sends), for dumps. */
     int sendMsn() {
@@ -486,7 +485,8 @@ final class Transmitter {
         int first = gatherCount;
         ByteBuffer h = newHeader();
         h.putShort((short) (FpduDescriptor.UNTAGGED_HEADER_LENGTH + payload));
-        untaggedHeader(h, true, RdmapOpcode.TERMINATE, 0, FpduDescriptor.QN_TERMINATE, terminateMsn++, 0);
+        // a stream carries at most one Terminate, the first message of queue 2: MSN 1
+        untaggedHeader(h, true, RdmapOpcode.TERMINATE, 0, FpduDescriptor.QN_TERMINATE, 1, 0);
         h.putInt(TerminateDescriptor.control(f.terminate(), quoted != null, f.rdmapIncluded()));
         if (quoted != null) {
             // RFC 5040 section 4.8: the length of the DDP segment that caused the error
