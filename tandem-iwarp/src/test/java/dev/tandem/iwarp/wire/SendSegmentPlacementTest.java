@@ -55,6 +55,17 @@ class SendSegmentPlacementTest {
         return FpduBuilder.fpdus(crc).frame(FpduBuilder.untagged(last ? 0x41 : 0x01, 0x43, 0, 0, 1, mo, payload)).bytes();
     }
 
+    /** Sends the last segment, at {@code mo}, which must be refused: checks its Terminate and that the Receive completes LOC_PROT_ERR. */
+    private static void sendRefused(Rig rig, boolean crc, int mo, byte[] payload, String what) {
+        byte[] refused = segment(crc, mo, true, payload);
+        rig.peer.send(refused);
+        byte[] term = rig.peer.readFpdu("the Terminate for " + what);
+        LiveEngineMalformedFrameTest.checkTerminate(term, crc, TerminateCode.DDP_CATASTROPHIC,
+                Arrays.copyOfRange(refused, 2, 2 + FpduDescriptor.UNTAGGED_HEADER_LENGTH + payload.length), what);
+        WorkCompletion w = rig.awaitReceive();
+        assertThat(w.status()).as(w.toString()).isEqualTo(CompletionStatus.LOC_PROT_ERR);
+    }
+
     private static byte[] bytes(MemorySegment s, long offset, int n) {
         return s.asSlice(offset, n).toArray(ValueLayout.JAVA_BYTE);
     }
@@ -174,13 +185,7 @@ class SendSegmentPlacementTest {
             rig.peer.send(segment(crc, 0, false, Arrays.copyOf(d, 64)));
             awaitBytes(rig.first.segment(), 0, Arrays.copyOf(d, 64), "the first segment, the whole first entry");
             rig.second.close();
-            byte[] refused = segment(crc, 64, true, Arrays.copyOfRange(d, 64, 96));
-            rig.peer.send(refused);
-            byte[] term = rig.peer.readFpdu("the Terminate for the segment");
-            LiveEngineMalformedFrameTest.checkTerminate(term, crc, TerminateCode.DDP_CATASTROPHIC,
-                    Arrays.copyOfRange(refused, 2, 2 + FpduDescriptor.UNTAGGED_HEADER_LENGTH + 32), "a segment starting in a given-back entry");
-            WorkCompletion w = rig.awaitReceive();
-            assertThat(w.status()).as(w.toString()).isEqualTo(CompletionStatus.LOC_PROT_ERR);
+            sendRefused(rig, crc, 64, Arrays.copyOfRange(d, 64, 96), "a segment starting in a given-back entry");
             assertThat(bytes(rig.second.segment(), 0, 64)).as("memory given back: nothing of the second segment").isEqualTo(new byte[64]);
         }
     }
@@ -204,13 +209,7 @@ class SendSegmentPlacementTest {
             } else {
                 rig.second.reregister(Access.REMOTE_READ);
             }
-            byte[] refused = segment(crc, 32, true, Arrays.copyOfRange(d, 32, 96));
-            rig.peer.send(refused);
-            byte[] term = rig.peer.readFpdu("the Terminate for the segment");
-            LiveEngineMalformedFrameTest.checkTerminate(term, crc, TerminateCode.DDP_CATASTROPHIC,
-                    Arrays.copyOfRange(refused, 2, 2 + FpduDescriptor.UNTAGGED_HEADER_LENGTH + 64), "a segment into a given-back entry");
-            WorkCompletion w = rig.awaitReceive();
-            assertThat(w.status()).as(w.toString()).isEqualTo(CompletionStatus.LOC_PROT_ERR);
+            sendRefused(rig, crc, 32, Arrays.copyOfRange(d, 32, 96), "a segment into a given-back entry");
             assertThat(bytes(rig.first.segment(), 32, 32)).as("not even the part for the entry still valid").isEqualTo(new byte[32]);
             AsyncEvent e = rig.server.awaitEvent(rig.a.qp(), "the refused segment");
             assertThat(e.type()).as(e.detail()).isEqualTo(AsyncEventType.QP_ACCESS_ERROR);
