@@ -311,8 +311,8 @@ final class Receiver {
             // a zero-length response places nothing: only its STag and TO are checked (as siw_proc_rresp)
             sinkGivenBack(region, asked);
         } else if (to != sink.offset() + readReceived || readReceived + payloadLength > sink.length()) {
-            region.counters().accessFault();
-            fault(TerminateCode.DDP_TAGGED_BASE_BOUNDS, "Read Response at TO " + to + " length " + payloadLength
+            countFault(region);
+            fault(TerminateCode.DDP_TAGGED_BASE_BOUNDS, "Read Response at TO " + Long.toUnsignedString(to) + " length " + payloadLength
                     + " outside the outstanding Read's sink (" + sink.offset() + ", " + sink.length() + " bytes, " + readReceived + " received)");
         } else {
             region.counters().remoteAccess();
