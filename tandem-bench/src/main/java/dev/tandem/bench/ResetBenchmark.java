@@ -2,7 +2,6 @@ package dev.tandem.bench;
 
 import dev.tandem.iwarp.IwarpConfig;
 import dev.tandem.iwarp.IwarpDevice;
-import dev.tandem.iwarp.ResetReport;
 import dev.tandem.ras.ProcessRas;
 import dev.tandem.ras.RasConfig;
 import dev.tandem.verbs.Access;
@@ -15,6 +14,7 @@ import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.ReceiveRequest;
+import dev.tandem.verbs.ResetReport;
 import dev.tandem.verbs.Sge;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -3,6 +3,7 @@ package dev.tandem.iwarp;
 import dev.tandem.iwarp.wire.RdmapOpcode;
 import dev.tandem.iwarp.wire.TerminateCode;
 import dev.tandem.ras.Counter;
+import dev.tandem.ras.CounterType;
 import dev.tandem.ras.CountersFullException;
 import dev.tandem.ras.ErrorLog;
 import dev.tandem.ras.ProcessRas;

@@ -1,5 +1,7 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.OutstandingReads;
+
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;

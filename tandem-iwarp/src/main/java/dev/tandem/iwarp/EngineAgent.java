@@ -1,5 +1,8 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.IdleStrategy;
+import dev.tandem.provider.IdleStrategyKind;
+
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;

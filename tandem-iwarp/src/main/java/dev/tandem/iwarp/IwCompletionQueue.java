@@ -1,5 +1,7 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.SendQueue;
+import dev.tandem.provider.UseCount;
 import dev.tandem.verbs.AsyncErrorException;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionOpcode;

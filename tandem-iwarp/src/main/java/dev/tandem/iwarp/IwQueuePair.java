@@ -1,9 +1,11 @@
 package dev.tandem.iwarp;
 
 import dev.tandem.iwarp.wire.TerminateCode;
-import dev.tandem.verbs.Access;
+import dev.tandem.provider.MpmcRing;
+import dev.tandem.provider.SendQueue;
 import dev.tandem.ras.TraceComponent;
 import dev.tandem.ras.TraceLevel;
+import dev.tandem.verbs.Access;
 import dev.tandem.verbs.AsyncErrorException;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionOpcode;

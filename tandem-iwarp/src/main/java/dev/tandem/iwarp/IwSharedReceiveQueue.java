@@ -1,5 +1,7 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.MpmcRing;
+import dev.tandem.provider.UseCount;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.ProtectionDomain;

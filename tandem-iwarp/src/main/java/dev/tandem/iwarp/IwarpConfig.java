@@ -1,5 +1,8 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.IdleStrategyKind;
+import dev.tandem.provider.LeakMode;
+import dev.tandem.provider.ThreadingMode;
 import dev.tandem.verbs.InvalidArgumentException;
 
 import java.net.InetAddress;

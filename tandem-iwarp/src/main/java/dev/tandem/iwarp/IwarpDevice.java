@@ -1,5 +1,9 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.LeakMode;
+import dev.tandem.provider.QuiesceGate;
+import dev.tandem.provider.StagSource;
+import dev.tandem.provider.ThreadingMode;
 import dev.tandem.verbs.AsyncEvent;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionQueue;
@@ -12,6 +16,7 @@ import dev.tandem.verbs.PortState;
 import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.RdmaDevice;
+import dev.tandem.verbs.ResetReport;
 import dev.tandem.verbs.ResourceClosedException;
 import dev.tandem.verbs.ResourceLeakException;
 

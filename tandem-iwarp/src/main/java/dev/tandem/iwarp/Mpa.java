@@ -88,6 +88,8 @@ final class Mpa {
             return o;
         } catch (ConnectionException e) {
             throw e;
+        } catch (MpaException e) {
+            throw new ConnectionException(e.getMessage(), e);
         } catch (IOException e) {
             throw new ConnectionException("connecting to " + remote + " failed: " + e.getMessage(), e);
         } finally {

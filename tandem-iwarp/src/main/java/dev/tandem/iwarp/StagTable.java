@@ -1,5 +1,6 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.StagSource;
 import dev.tandem.verbs.QueueFullException;
 
 import java.util.concurrent.atomic.AtomicReferenceArray;

@@ -5,6 +5,7 @@ import dev.tandem.iwarp.wire.RdmapOpcode;
 import dev.tandem.iwarp.wire.ReadRequestDescriptor;
 import dev.tandem.iwarp.wire.TerminateCode;
 import dev.tandem.iwarp.wire.TerminateDescriptor;
+import dev.tandem.provider.SendQueue;
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.MemoryRegion;
 import dev.tandem.verbs.Sge;

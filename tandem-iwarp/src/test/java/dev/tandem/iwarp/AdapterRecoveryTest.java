@@ -14,6 +14,7 @@ import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.RdmaDevice;
 import dev.tandem.verbs.ReceiveRequest;
+import dev.tandem.verbs.ResetReport;
 import dev.tandem.verbs.ResourceClosedException;
 import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkCompletion;

@@ -1,5 +1,6 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.ThreadingMode;
 import dev.tandem.verbs.Listener;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,6 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.SendQueue;
 import dev.tandem.ras.CounterSnapshot;
 import dev.tandem.ras.ProcessRas;
 import dev.tandem.ras.RasReader;

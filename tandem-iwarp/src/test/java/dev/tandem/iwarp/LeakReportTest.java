@@ -1,5 +1,6 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.LeakMode;
 import dev.tandem.ras.ErrorEntry;
 import dev.tandem.ras.ProcessRas;
 import dev.tandem.ras.RasReader;

@@ -7,6 +7,7 @@ import dev.tandem.iwarp.wire.MpaException;
 import dev.tandem.iwarp.wire.MpaFrame;
 import dev.tandem.verbs.Access;
 import dev.tandem.verbs.CompletionQueue;
+import dev.tandem.verbs.ConnectionException;
 import dev.tandem.verbs.ConnectionRejectedException;
 import dev.tandem.verbs.ConnectionRequest;
 import dev.tandem.verbs.InvalidArgumentException;
@@ -312,7 +313,7 @@ class MpaNegotiationTest {
         ScriptedResponder b = new ScriptedResponder(r ->
                 new MpaFrame(true, true, true, false, true, 2, EnhancedParameters.of(4, 4).prepend(new byte[0])).encode());
         assertThatThrownBy(() -> a.qp.connect(b.address(), PRIVATE, WAIT))
-                .isInstanceOf(MpaException.class).hasMessageContaining("markers");
+                .isInstanceOf(ConnectionException.class).hasMessageContaining("markers").hasCauseInstanceOf(MpaException.class);
         assertThat(a.device.ras().connectsEstablished.get()).isZero();
         assertThat(a.device.ras().connectsRejected.get()).as("not a reject: our refusal").isZero();
         assertThat(a.qp.state()).isIn(QpState.INIT, QpState.RESET);

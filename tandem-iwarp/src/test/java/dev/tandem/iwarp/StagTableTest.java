@@ -1,5 +1,6 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.StagSource;
 import dev.tandem.verbs.QueueFullException;
 import dev.tandem.verbs.STag;
 import org.junit.jupiter.api.Test;

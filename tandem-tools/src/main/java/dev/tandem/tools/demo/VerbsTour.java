@@ -199,7 +199,7 @@ final class VerbsTour implements AutoCloseable {
         sa.close();
         sa = null;
         say("a's owner released its resources; resetting a");
-        dev.tandem.iwarp.ResetReport report = ia.reset(Duration.ofSeconds(1));
+        dev.tandem.verbs.ResetReport report = ia.reset(Duration.ofSeconds(1));
         DemoFailure.check(a.portState() == dev.tandem.verbs.PortState.ACTIVE, "a ACTIVE after the reset", a.portState());
         DemoFailure.check(report.rogueResources().isEmpty(), "no rogue owners", report.rogueResources());
         say(String.format("a is usable again %.2f ms after the fault (the reset itself took %.2f ms)",

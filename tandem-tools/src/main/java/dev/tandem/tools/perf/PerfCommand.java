@@ -1,9 +1,9 @@
 package dev.tandem.tools.perf;
 
-import dev.tandem.iwarp.IdleStrategyKind;
 import dev.tandem.iwarp.IwarpConfig;
 import dev.tandem.iwarp.IwarpDevice;
-import dev.tandem.iwarp.ThreadingMode;
+import dev.tandem.provider.IdleStrategyKind;
+import dev.tandem.provider.ThreadingMode;
 import dev.tandem.tools.Adapters;
 import dev.tandem.verbs.RdmaDevice;
 import picocli.CommandLine.Command;

@@ -12,7 +12,7 @@ import java.util.function.Predicate;
  * lets everything through.
  *
  * @param texts substrings of the label
- * @param types type ids ({@link dev.tandem.iwarp.CounterType} names them)
+ * @param types type ids ({@link dev.tandem.ras.CounterType} names them)
  */
 record CounterFilter(List<String> texts, List<Integer> types) implements Predicate<CounterSnapshot> {
     static final CounterFilter ALL = new CounterFilter(List.of(), List.of());

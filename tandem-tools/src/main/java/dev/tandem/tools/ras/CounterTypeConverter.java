@@ -1,6 +1,6 @@
 package dev.tandem.tools.ras;
 
-import dev.tandem.iwarp.CounterType;
+import dev.tandem.ras.CounterType;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 

@@ -1,4 +1,4 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 /**
  * The requester's outbound read queue (ORQ, bounded by ORD): send-queue positions of RDMA Reads
@@ -6,45 +6,45 @@ package dev.tandem.iwarp;
  * region may be reregistered under a new STag before the response comes). Single producer
  * (transmitter), single consumer (receiver).
  */
-final class OutstandingReads {
+public final class OutstandingReads {
     private final long[] positions;
     private final int[] sinkStags;
     private volatile long head;
     private volatile long tail;
 
-    OutstandingReads(int capacity) {
+    public OutstandingReads(int capacity) {
         positions = new long[Math.max(1, capacity)];
         sinkStags = new int[positions.length];
     }
 
-    boolean isFull(int ord) {
+    public boolean isFull(int ord) {
         return tail - head >= Math.min(ord, positions.length);
     }
 
-    void push(long sqPosition, int sinkStag) {
+    public void push(long sqPosition, int sinkStag) {
         positions[(int) (tail % positions.length)] = sqPosition;
         sinkStags[(int) (tail % positions.length)] = sinkStag;
         tail = tail + 1;
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return head == tail;
     }
 
-    long peek() {
+    public long peek() {
         return positions[(int) (head % positions.length)];
     }
 
     /** The sink STag the oldest outstanding Read Request carried. */
-    int peekSinkStag() {
+    public int peekSinkStag() {
         return sinkStags[(int) (head % positions.length)];
     }
 
-    void pop() {
+    public void pop() {
         head = head + 1;
     }
 
-    int size() {
+    public int size() {
         return (int) (tail - head);
     }
 }

@@ -1,4 +1,4 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 /** What an engine thread does when a duty cycle found no work. */
 public enum IdleStrategyKind {

@@ -1,4 +1,4 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -8,14 +8,14 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * Bounded lock-free multi-producer multi-consumer queue of references (Vyukov's sequence-per-slot
  * design): offer and poll are a CAS and two ordered slot accesses, and allocate nothing.
  */
-final class MpmcRing<T> {
+public final class MpmcRing<T> {
     private final AtomicReferenceArray<T> items;
     private final AtomicLongArray sequences;
     private final int mask;
     private final AtomicLong head = new AtomicLong();
     private final AtomicLong tail = new AtomicLong();
 
-    MpmcRing(int minCapacity) {
+    public MpmcRing(int minCapacity) {
         int capacity = Integer.highestOneBit(Math.max(2, minCapacity - 1)) << 1;
         items = new AtomicReferenceArray<>(capacity);
         sequences = new AtomicLongArray(capacity);
@@ -26,7 +26,7 @@ final class MpmcRing<T> {
     }
 
     /** Adds {@code item}; false when full. */
-    boolean offer(T item) {
+    public boolean offer(T item) {
         while (true) {
             long pos = tail.get();
             int idx = (int) (pos & mask);
@@ -45,7 +45,7 @@ final class MpmcRing<T> {
     }
 
     /** Removes the oldest item; null when empty. */
-    T poll() {
+    public T poll() {
         while (true) {
             long pos = head.get();
             int idx = (int) (pos & mask);
@@ -64,13 +64,13 @@ final class MpmcRing<T> {
         }
     }
 
-    int size() {
+    public int size() {
         long h = head.get();
         long t = tail.get();
         return (int) Math.max(0, Math.min(t - h, mask + 1));
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return size() == 0;
     }
 }

@@ -1,4 +1,4 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -7,12 +7,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * none does, and a closed queue takes no new user: the close and a concurrent QP create cannot both
  * win (one compare-and-set decides).
  */
-final class UseCount {
+public final class UseCount {
     private static final int CLOSED = -1;
     private final AtomicInteger users = new AtomicInteger();
 
     /** Adds a user; false when the queue is already closed. */
-    boolean attach() {
+    public boolean attach() {
         while (true) {
             int n = users.get();
             if (n == CLOSED) {
@@ -25,12 +25,12 @@ final class UseCount {
     }
 
     /** Removes a user added by {@link #attach}. */
-    void detach() {
+    public void detach() {
         users.updateAndGet(n -> n > 0 ? n - 1 : n);
     }
 
     /** Marks the queue closed if nobody uses it (or it was closed) and returns 0; otherwise returns the number of users. */
-    int close() {
+    public int close() {
         while (true) {
             int n = users.get();
             if (n != 0) {
@@ -43,7 +43,7 @@ final class UseCount {
     }
 
     /** Users now (0 once closed). */
-    int users() {
+    public int users() {
         return Math.max(0, users.get());
     }
 }

@@ -1,4 +1,4 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -10,7 +10,7 @@ import java.util.concurrent.locks.LockSupport;
  * still inside, so a close or a reset never pulls state from under a running verb. Blocking waits
  * (CQ waits, accepts, connects) are outside the gate, so they never hold a quiesce up.
  */
-final class QuiesceGate {
+public final class QuiesceGate {
     /** Added to the count while shut: the count goes negative and entries back out. */
     private static final int SHUT = Integer.MIN_VALUE;
     private static final VarHandle STATE;
@@ -28,7 +28,7 @@ final class QuiesceGate {
     private volatile int state;
 
     /** Enters; false when the gate is shut (the caller then throws its specific error). */
-    boolean tryEnter() {
+    public boolean tryEnter() {
         if ((int) STATE.getAndAdd(this, 1) < 0) {
             STATE.getAndAdd(this, -1);
             return false;
@@ -36,12 +36,12 @@ final class QuiesceGate {
         return true;
     }
 
-    void leave() {
+    public void leave() {
         STATE.getAndAdd(this, -1);
     }
 
     /** Refuses new entries; threads already inside go on. Idempotent. */
-    void shut() {
+    public void shut() {
         int s;
         do {
             s = state;
@@ -52,7 +52,7 @@ final class QuiesceGate {
     }
 
     /** Lets entries in again. Idempotent. */
-    void open() {
+    public void open() {
         int s;
         do {
             s = state;
@@ -62,12 +62,12 @@ final class QuiesceGate {
         } while (!STATE.compareAndSet(this, s, s - SHUT));
     }
 
-    boolean isShut() {
+    public boolean isShut() {
         return state < 0;
     }
 
     /** Threads inside right now (refused entries that are backing out count for an instant). */
-    int inside() {
+    public int inside() {
         int s = state;
         return s < 0 ? s - SHUT : s;
     }
@@ -76,7 +76,7 @@ final class QuiesceGate {
      * Waits until no thread is inside or {@code timeoutNanos} passed; returns the threads still inside.
      * Call after {@link #shut()}.
      */
-    int awaitEmpty(long timeoutNanos) {
+    public int awaitEmpty(long timeoutNanos) {
         long deadline = System.nanoTime() + timeoutNanos;
         int n;
         while ((n = inside()) > 0 && deadline - System.nanoTime() > 0) {

@@ -1,11 +1,11 @@
-package dev.tandem.iwarp;
+package dev.tandem.ras;
 
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 
 /**
- * The type ids the iWARP engine stamps on its RAS counters, with the names the tools show and accept
+ * The type ids providers stamp on their RAS counters, with the names the tools show and accept
  * ({@code tandem stat --type qp}): one per kind of owner, so a reader can select, say, every CQ's
  * counters without knowing the numbers.
  */
@@ -34,7 +34,7 @@ public enum CounterType {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    /** The type with this id, if the engine uses it. */
+    /** The type with this id, if a provider uses it. */
     public static Optional<CounterType> of(int id) {
         return Arrays.stream(values()).filter(t -> t.id == id).findFirst();
     }

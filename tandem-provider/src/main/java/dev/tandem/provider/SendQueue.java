@@ -1,4 +1,4 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.WorkRequest;
@@ -16,10 +16,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * cursors: posted (producers, lock-free), transmitted (the transmitter) and completed (in posting
  * order, as the verbs require). Inline payloads are copied into a per-slot buffer at post time.
  */
-final class SendQueue {
-    static final int PENDING = 0;
+public final class SendQueue {
+    public static final int PENDING = 0;
 
-    final int depth;
+    public final int depth;
     private final int mask;
     private final WorkRequest[] requests;
     private final AtomicLongArray sequences;
@@ -38,7 +38,7 @@ final class SendQueue {
     private final MemorySegment inlineSegment;
     private final int inlineSize;
 
-    SendQueue(int depth, int maxInline) {
+    public SendQueue(int depth, int maxInline) {
         this.depth = depth;
         int capacity = Integer.highestOneBit(Math.max(2, depth - 1)) << 1;
         mask = capacity - 1;
@@ -59,7 +59,7 @@ final class SendQueue {
      * {@link #complete} has moved its head past it; a claim then waits for the head rather than
      * report a queue the application has already emptied as full.
      */
-    long claim() {
+    public long claim() {
         while (true) {
             long pos = tail.get();
             if (pos - released >= depth) {
@@ -79,20 +79,20 @@ final class SendQueue {
     }
 
     /** The inline bytes of every slot ({@link #inlineOffset} locates one); the caller works on a duplicate. */
-    ByteBuffer inlineBuffer() {
+    public ByteBuffer inlineBuffer() {
         return inlineBuffer;
     }
 
     /** Where {@link #inlineOffset} bytes are copied at post time. */
-    MemorySegment inlineSegment() {
+    public MemorySegment inlineSegment() {
         return inlineSegment;
     }
 
-    int inlineOffset(long pos) {
+    public int inlineOffset(long pos) {
         return (int) ((pos & mask) * inlineSize);
     }
 
-    void publish(long pos, WorkRequest request) {
+    public void publish(long pos, WorkRequest request) {
         int idx = (int) (pos & mask);
         requests[idx] = request;
         states.set(idx, PENDING);
@@ -100,26 +100,26 @@ final class SendQueue {
     }
 
     /** The next request to transmit, or null when none is posted. */
-    WorkRequest peekTx() {
+    public WorkRequest peekTx() {
         long pos = txIndex;
         int idx = (int) (pos & mask);
         return sequences.get(idx) == pos + 1 ? requests[idx] : null;
     }
 
-    long txIndex() {
+    public long txIndex() {
         return txIndex;
     }
 
-    void advanceTx() {
+    public void advanceTx() {
         txIndex = txIndex + 1;
     }
 
-    WorkRequest request(long pos) {
+    public WorkRequest request(long pos) {
         return requests[(int) (pos & mask)];
     }
 
     /** Marks a slot finished (first mark wins); true if this call marked it. */
-    boolean finish(long pos, CompletionStatus status, int vendorError) {
+    public boolean finish(long pos, CompletionStatus status, int vendorError) {
         int idx = (int) (pos & mask);
         if (sequences.get(idx) != pos + 1) {
             return false;
@@ -127,20 +127,20 @@ final class SendQueue {
         return states.compareAndSet(idx, PENDING, (vendorError & 0xFFFF) << 8 | 1 + status.ordinal());
     }
 
-    long head() {
+    public long head() {
         return head;
     }
 
-    long tail() {
+    public long tail() {
         return tail.get();
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return head == tail.get();
     }
 
     /** Emits completions of finished slots in posting order, freeing their slots. */
-    void complete(Emitter emitter) {
+    public void complete(Emitter emitter) {
         while (completing.compareAndSet(false, true)) {
             try {
                 while (true) {
@@ -176,7 +176,7 @@ final class SendQueue {
      * The completion of the request before {@code upTo} was polled: it and every unsignalled
      * request before it are free again (the verbs keep a request outstanding until then).
      */
-    void release(long upTo) {
+    public void release(long upTo) {
         long r = released;
         while (upTo > r) {
             if (RELEASED.compareAndSet(this, r, upTo)) {
@@ -197,7 +197,7 @@ final class SendQueue {
     }
 
     /** Receives completions from {@link #complete}. */
-    interface Emitter {
-        void emit(WorkRequest request, CompletionStatus status, int vendorError, long position);
+    public interface Emitter {
+        public void emit(WorkRequest request, CompletionStatus status, int vendorError, long position);
     }
 }

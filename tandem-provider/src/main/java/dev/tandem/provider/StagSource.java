@@ -1,4 +1,4 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 import java.security.SecureRandom;
 import java.util.HashMap;
@@ -37,11 +37,11 @@ import java.util.function.IntPredicate;
  * <p>Not a cipher: the round function is a keyed 64-bit mix, plenty against a peer guessing STags
  * and cheap enough to run 2^24 times in a test. Thread-safe; allocation is rare, so it locks.
  */
-final class StagSource {
+public final class StagSource {
     /** Bits of the index part of an STag. */
-    static final int INDEX_BITS = 24;
+    public static final int INDEX_BITS = 24;
     /** Steps in one pass: every index once. */
-    static final long PASS = 1L << INDEX_BITS;
+    public static final long PASS = 1L << INDEX_BITS;
     private static final int HALF_BITS = INDEX_BITS / 2;
     private static final int HALF_MASK = (1 << HALF_BITS) - 1;
     private static final int ROUNDS = 4;
@@ -56,12 +56,12 @@ final class StagSource {
     private final Map<Integer, Long> quarantine = new HashMap<>();
 
     /** A source for a new incarnation, its secret from {@link SecureRandom}. */
-    StagSource() {
+    public StagSource() {
         this(new SecureRandom());
     }
 
     /** A source whose secret comes from {@code random} (tests pass a seeded one). */
-    StagSource(Random random) {
+    public StagSource(Random random) {
         for (int r = 0; r < ROUNDS; r++) {
             roundKeys[r] = random.nextLong();
         }
@@ -74,7 +74,7 @@ final class StagSource {
      *
      * @throws IllegalStateException when a whole pass finds no free index (the caller lets no table fill that far)
      */
-    synchronized int next(IntPredicate live) {
+    public synchronized int next(IntPredicate live) {
         for (long tried = 0; tried < PASS; tried++) {
             long n = counter++;
             int index = permute((int) (n & (PASS - 1)));
@@ -90,7 +90,7 @@ final class StagSource {
      * Takes back {@code stag}, whose entry is gone: quarantines its index if the index would come
      * up with the same key within the next three passes (see the class comment).
      */
-    synchronized void release(int stag) {
+    public synchronized void release(int stag) {
         int index = stag >>> 8;
         long now = counter;
         long step = (now & -PASS) + unpermute(index);
@@ -106,7 +106,7 @@ final class StagSource {
     }
 
     /** How many indices are quarantined now (for tests and dumps). */
-    synchronized int quarantined() {
+    public synchronized int quarantined() {
         return quarantine.size();
     }
 
@@ -130,7 +130,7 @@ final class StagSource {
     }
 
     /** The index named at offset {@code x} of a pass: a balanced Feistel network, hence a bijection. */
-    int permute(int x) {
+    public int permute(int x) {
         int left = x >>> HALF_BITS;
         int right = x & HALF_MASK;
         for (int r = 0; r < ROUNDS; r++) {
@@ -143,7 +143,7 @@ final class StagSource {
     }
 
     /** The offset in a pass at which {@code index} comes up: {@link #permute} backwards. */
-    int unpermute(int index) {
+    public int unpermute(int index) {
         int left = index >>> HALF_BITS;
         int right = index & HALF_MASK;
         for (int r = ROUNDS - 1; r >= 0; r--) {

@@ -1,10 +1,10 @@
-package dev.tandem.iwarp;
+package dev.tandem.verbs;
 
 import java.time.Duration;
 import java.util.List;
 
 /**
- * What {@link IwarpDevice#reset(Duration)} did.
+ * What {@link AdapterControl#reset(Duration)} did.
  *
  * @param adapter        the adapter's name
  * @param cause          the fatal error the reset recovered from

@@ -1,20 +1,20 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 /**
  * What an engine thread does after a duty cycle: nothing when there was work, else spin, yield or
  * wait. Waiting is delegated to a {@link Waiter} (the engine waits on its sockets' readiness, so
  * data arriving ends the wait at once).
  */
-abstract sealed class IdleStrategy permits IdleStrategy.BusySpin, IdleStrategy.Backoff, IdleStrategy.Sleep {
+public abstract sealed class IdleStrategy permits IdleStrategy.BusySpin, IdleStrategy.Backoff, IdleStrategy.Sleep {
     /** Blocks the engine thread for at most {@code nanos}, or less when there is something to do. */
-    interface Waiter {
+    public interface Waiter {
         void await(long nanos);
     }
 
     /** Called after every duty cycle with the work it did. */
-    abstract void idle(int work, Waiter waiter);
+    public abstract void idle(int work, Waiter waiter);
 
-    static IdleStrategy of(IdleStrategyKind kind) {
+    public static IdleStrategy of(IdleStrategyKind kind) {
         return switch (kind) {
             case BUSY_SPIN -> new BusySpin();
             case BACKOFF -> new Backoff(20, 10, 1_000, 1_000_000);
@@ -22,9 +22,9 @@ abstract sealed class IdleStrategy permits IdleStrategy.BusySpin, IdleStrategy.B
         };
     }
 
-    static final class BusySpin extends IdleStrategy {
+    public static final class BusySpin extends IdleStrategy {
         @Override
-        void idle(int work, Waiter waiter) {
+        public void idle(int work, Waiter waiter) {
             if (work == 0) {
                 Thread.onSpinWait();
             }
@@ -32,7 +32,7 @@ abstract sealed class IdleStrategy permits IdleStrategy.BusySpin, IdleStrategy.B
     }
 
     /** Aeron's back-off: spin, then yield, then wait with the time doubling up to a maximum. */
-    static final class Backoff extends IdleStrategy {
+    public static final class Backoff extends IdleStrategy {
         private final int maxSpins;
         private final int maxYields;
         private final long minWaitNanos;
@@ -41,7 +41,7 @@ abstract sealed class IdleStrategy permits IdleStrategy.BusySpin, IdleStrategy.B
         private int yields;
         private long waitNanos;
 
-        Backoff(int maxSpins, int maxYields, long minWaitNanos, long maxWaitNanos) {
+        public Backoff(int maxSpins, int maxYields, long minWaitNanos, long maxWaitNanos) {
             this.maxSpins = maxSpins;
             this.maxYields = maxYields;
             this.minWaitNanos = minWaitNanos;
@@ -50,7 +50,7 @@ abstract sealed class IdleStrategy permits IdleStrategy.BusySpin, IdleStrategy.B
         }
 
         @Override
-        void idle(int work, Waiter waiter) {
+        public void idle(int work, Waiter waiter) {
             if (work > 0) {
                 spins = 0;
                 yields = 0;
@@ -68,15 +68,15 @@ abstract sealed class IdleStrategy permits IdleStrategy.BusySpin, IdleStrategy.B
         }
     }
 
-    static final class Sleep extends IdleStrategy {
+    public static final class Sleep extends IdleStrategy {
         private final long nanos;
 
-        Sleep(long nanos) {
+        public Sleep(long nanos) {
             this.nanos = nanos;
         }
 
         @Override
-        void idle(int work, Waiter waiter) {
+        public void idle(int work, Waiter waiter) {
             if (work == 0) {
                 waiter.await(nanos);
             }

@@ -1,4 +1,4 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 /** How an adapter's engine gets CPU time (after Aeron's threading modes). */
 public enum ThreadingMode {

@@ -1,4 +1,4 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 /**
  * What closing an adapter does about resources still open on it. Both modes close them and report

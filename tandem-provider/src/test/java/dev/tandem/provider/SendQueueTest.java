@@ -1,4 +1,4 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.WorkRequest;
