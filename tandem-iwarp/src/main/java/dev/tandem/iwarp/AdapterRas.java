@@ -2,6 +2,7 @@ package dev.tandem.iwarp;
 
 import dev.tandem.iwarp.wire.RdmapOpcode;
 import dev.tandem.iwarp.wire.TerminateCode;
+import dev.tandem.provider.Owner;
 import dev.tandem.ras.Counter;
 import dev.tandem.ras.CounterType;
 import dev.tandem.ras.CountersFullException;

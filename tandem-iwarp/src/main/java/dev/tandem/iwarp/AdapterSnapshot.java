@@ -1,5 +1,6 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.LiveResource;
 import dev.tandem.provider.SendQueue;
 import dev.tandem.ras.SnapshotSource;
 import dev.tandem.ras.SnapshotWriter;

@@ -4,14 +4,17 @@ import dev.tandem.provider.SendQueue;
 import dev.tandem.provider.UseCount;
 import dev.tandem.verbs.AsyncErrorException;
 import dev.tandem.verbs.AsyncEventType;
+import dev.tandem.verbs.CompletionChannel;
 import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.InvalidStateException;
 import dev.tandem.verbs.ResourceClosedException;
 import dev.tandem.verbs.WorkCompletion;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.Condition;
@@ -45,12 +48,19 @@ final class IwCompletionQueue implements CompletionQueue {
     /** The overrun was reported to a poller (once) through {@link AsyncErrorException}. */
     private volatile boolean overrunReported;
     private volatile boolean closed;
+    /** Where armed events go, or null. */
+    private final CompletionChannel channel;
+    /** What the queue is armed to report to its channel: {@link #DISARMED}, {@link #ANY} or {@link #SOLICITED}. */
+    private final AtomicInteger armed = new AtomicInteger();
+    private static final int DISARMED = 0;
+    private static final int ANY = 1;
+    private static final int SOLICITED = 2;
     /** The QPs created with this CQ: it cannot be closed under them. */
     final UseCount users = new UseCount();
 
     private final CqCounters counters;
 
-    IwCompletionQueue(IwarpDevice device, int depth) {
+    IwCompletionQueue(IwarpDevice device, int depth, CompletionChannel channel) {
         if (depth <= 0 || depth > device.attributes().maxCqDepth()) {
             throw new InvalidArgumentException("completion queue depth " + depth + " must be within 1.." + device.attributes().maxCqDepth());
         }
@@ -66,6 +76,10 @@ final class IwCompletionQueue implements CompletionQueue {
         }
         mask = capacity - 1;
         counters = new CqCounters(device.ras());
+        this.channel = channel;
+        if (channel != null) {
+            channel.attach(this, device::pollerLeaving);
+        }
     }
 
     /** Number of this CQ within its adapter, as its counter labels show it ({@code <adapter> cq <n> ...}). */
@@ -110,7 +124,28 @@ final class IwCompletionQueue implements CompletionQueue {
         if (waiters > 0) {
             wake((flags & WorkCompletion.FLAG_SOLICITED) != 0 || status != CompletionStatus.SUCCESS);
         }
+        int a = armed.get();
+        if (a != DISARMED && (a == ANY || (flags & WorkCompletion.FLAG_SOLICITED) != 0 || status != CompletionStatus.SUCCESS)
+                && armed.compareAndSet(a, DISARMED)) {
+            channel.signal(this);
+        }
         return true;
+    }
+
+    @Override
+    public void requestNotification(boolean solicitedOnly) {
+        if (channel == null) {
+            throw new InvalidStateException("completion queue " + number() + " of " + device.name()
+                    + " has no completion channel; create it with createCompletionQueue(depth, channel)");
+        }
+        if (closed) {
+            throw new ResourceClosedException("completion queue is closed");
+        }
+        armed.set(solicitedOnly ? SOLICITED : ANY);
+        // a completion added before the arming was not reported: report it now, once
+        if (!solicitedOnly && !isEmpty() && armed.compareAndSet(ANY, DISARMED)) {
+            channel.signal(this);
+        }
     }
 
     private void raiseOverrun() {
@@ -260,6 +295,9 @@ final class IwCompletionQueue implements CompletionQueue {
                     + " queue pair(s); close them before the CQ (it stays open)");
         }
         closed = true;
+        if (channel != null) {
+            channel.forget(this);
+        }
         waitLock.lock();
         try {
             signalled.signalAll();

@@ -261,8 +261,9 @@ final class IwQueuePair implements QueuePair {
                 if (!(bind.window() instanceof IwMemoryWindow w) || w.iwPd() != pd) {
                     throw new LocalProtectionException(what(request) + ": window " + bind.window() + " is not a window of this QP's protection domain");
                 }
-                if (!(bind.region() instanceof IwMemoryRegion)) {
-                    throw new LocalProtectionException(what(request) + ": region " + bind.region() + " was not registered on " + device.name());
+                if (device.stags().resolve(bind.region()) == null) {
+                    throw new LocalProtectionException(what(request) + ": region " + bind.region() + " is not one of adapter " + device.name()
+                            + ": " + device.stags().whyUnresolved(bind.region()));
                 }
             }
             case WorkRequest.LocalInvalidate inv -> {
@@ -389,9 +390,9 @@ final class IwQueuePair implements QueuePair {
 
     private CompletionStatus bind(WorkRequest.BindWindow b) {
         IwMemoryWindow w = (IwMemoryWindow) b.window();
-        IwMemoryRegion r = (IwMemoryRegion) b.region();
+        IwMemoryRegion r = device.stags().resolve(b.region());
         StagEntry e = w.entry;
-        if (w.isClosed() || !r.isValid() || r.iwPd() != pd || e.valid
+        if (r == null || w.isClosed() || !r.isValid() || r.iwPd() != pd || e.valid
                 || !Access.allows(r.access(), Access.MW_BIND)
                 || b.offset() < 0 || b.windowLength() < 0 || b.offset() + b.windowLength() > r.length()
                 || (Access.allows(b.access(), Access.REMOTE_WRITE) && !Access.allows(r.access(), Access.LOCAL_WRITE))) {

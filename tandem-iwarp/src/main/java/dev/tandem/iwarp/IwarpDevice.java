@@ -1,13 +1,20 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.AsyncEvents;
 import dev.tandem.provider.LeakMode;
+import dev.tandem.provider.LiveResource;
+import dev.tandem.provider.Owner;
+import dev.tandem.provider.PermutedStagSource;
 import dev.tandem.provider.QuiesceGate;
-import dev.tandem.provider.StagSource;
 import dev.tandem.provider.ThreadingMode;
+import dev.tandem.verbs.AdapterControl;
 import dev.tandem.verbs.AsyncEvent;
+import dev.tandem.verbs.AsyncEventSubscription;
 import dev.tandem.verbs.AsyncEventType;
+import dev.tandem.verbs.CompletionChannel;
 import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.DeviceAttributes;
+import dev.tandem.verbs.DeviceOptions;
 import dev.tandem.verbs.DeviceUnavailableException;
 import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.InvalidStateException;
@@ -31,7 +38,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,7 +47,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * java.nio, data placed straight between sockets and registered memory. Open it with
  * {@link #open(IwarpConfig)}; several adapters may live in one process.
  */
-public final class IwarpDevice implements RdmaDevice {
+public final class IwarpDevice implements RdmaDevice, AdapterControl {
     private static final AtomicInteger ADAPTERS = new AtomicInteger();
     private static final int MAX_EVENTS = 4096;
     /** How long a close or reset waits for threads inside verbs to leave before going on without them. */
@@ -51,6 +57,7 @@ public final class IwarpDevice implements RdmaDevice {
     private static final java.lang.invoke.VarHandle POLLS;
 
     static {
+        Owner.skipFramesOf(IwarpDevice.class);
         try {
             POLLS = java.lang.invoke.MethodHandles.lookup().findVarHandle(IwarpDevice.class, "polls", long.class);
         } catch (ReflectiveOperationException e) {
@@ -70,8 +77,8 @@ public final class IwarpDevice implements RdmaDevice {
     private final IwarpConfig config;
     private final String name;
     private final int maxUlpdu;
-    private final StagTable stags = new StagTable(ATTRIBUTES.maxMemoryRegions(), new StagSource());
-    private final LinkedBlockingQueue<AsyncEvent> events = new LinkedBlockingQueue<>(MAX_EVENTS);
+    private final StagTable stags;
+    private final AsyncEvents events = new AsyncEvents(MAX_EVENTS);
     private final AtomicInteger qpNumbers = new AtomicInteger(1);
     private final AtomicBoolean progressLock = new AtomicBoolean();
     private final Set<AutoCloseable> resources = ConcurrentHashMap.newKeySet();
@@ -107,8 +114,10 @@ public final class IwarpDevice implements RdmaDevice {
     private volatile boolean pollerLeft;
     private volatile PortState portState = PortState.ACTIVE;
 
-    private IwarpDevice(IwarpConfig config) {
+    private IwarpDevice(IwarpConfig config, DeviceOptions options) {
         this.config = config;
+        this.stags = new StagTable(ATTRIBUTES.maxMemoryRegions(),
+                options.stagSource() != null ? options.stagSource() : new PermutedStagSource());
         this.name = "iwarp" + ADAPTERS.getAndIncrement() + "@" + config.localAddress().getHostAddress();
         this.logger = System.getLogger("dev.tandem.iwarp." + name);
         checkLocal(config);
@@ -122,10 +131,21 @@ public final class IwarpDevice implements RdmaDevice {
 
     /** Opens an adapter on {@code config.localAddress()}, which must be an address of this host. */
     public static IwarpDevice open(IwarpConfig config) {
+        return open(config, DeviceOptions.DEFAULT);
+    }
+
+    /**
+     * Opens an adapter on {@code config.localAddress()}, which must be an address of this host, with
+     * what {@code options} give (an STag source shared with other adapters of the node, say).
+     */
+    public static IwarpDevice open(IwarpConfig config, DeviceOptions options) {
         if (config == null) {
             throw new InvalidArgumentException("IwarpDevice.open: config is null");
         }
-        return new IwarpDevice(config);
+        if (options == null) {
+            throw new InvalidArgumentException("IwarpDevice.open: options are null; use DeviceOptions.DEFAULT");
+        }
+        return new IwarpDevice(config, options);
     }
 
     private static void checkLocal(IwarpConfig config) {
@@ -186,10 +206,15 @@ public final class IwarpDevice implements RdmaDevice {
 
     @Override
     public CompletionQueue createCompletionQueue(int depth) {
+        return createCompletionQueue(depth, null);
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(int depth, CompletionChannel channel) {
         enter();
         try {
             checkOpen();
-            return remember(create(ResourceLimits.Kind.COMPLETION_QUEUE, () -> new IwCompletionQueue(this, depth)));
+            return remember(create(ResourceLimits.Kind.COMPLETION_QUEUE, () -> new IwCompletionQueue(this, depth, channel)));
         } finally {
             leave();
         }
@@ -208,12 +233,12 @@ public final class IwarpDevice implements RdmaDevice {
 
     @Override
     public AsyncEvent pollAsyncEvent(Duration timeout) {
-        try {
-            return events.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
+        return events.poll(timeout);
+    }
+
+    @Override
+    public AsyncEventSubscription subscribeAsyncEvents() {
+        return events.subscribe();
     }
 
     @Override
@@ -274,16 +299,12 @@ public final class IwarpDevice implements RdmaDevice {
 
     // ---------------------------------------------------------------- fatal errors and reset
 
-    /** Why the adapter failed, while it is failed (until a reset); empty while it works. */
+    @Override
     public java.util.Optional<String> fatalCause() {
         return java.util.Optional.ofNullable(fatalCause);
     }
 
-    /**
-     * Injects a fatal adapter error, as a PCI error would raise on a hardware RNIC: every QP goes to
-     * ERROR and flushes its work, users get {@link AsyncEventType#DEVICE_FATAL}, and new verb calls
-     * fail with {@link DeviceUnavailableException} until {@link #reset(Duration)}.
-     */
+    @Override
     public void injectFatalError(String cause) {
         if (cause == null || cause.isBlank()) {
             throw new InvalidArgumentException("injectFatalError: give a cause, e.g. \"test: PCI error\"");
@@ -330,7 +351,7 @@ public final class IwarpDevice implements RdmaDevice {
         }
     }
 
-    /** The dump written when the adapter last failed (before its QPs were flushed), if any. */
+    @Override
     public java.util.Optional<java.nio.file.Path> lastFatalDump() {
         return java.util.Optional.ofNullable(lastFatalDump);
     }
@@ -364,6 +385,7 @@ public final class IwarpDevice implements RdmaDevice {
      * @return what happened, including the time from the fault to the adapter usable again
      * @throws InvalidStateException when another thread is resetting the adapter
      */
+    @Override
     public ResetReport reset(Duration ownerDeadline) {
         if (ownerDeadline == null || ownerDeadline.isNegative()) {
             throw new InvalidArgumentException("reset: ownerDeadline must be zero or positive, got " + ownerDeadline);
@@ -729,7 +751,7 @@ public final class IwarpDevice implements RdmaDevice {
     }
 
     void raise(AsyncEventType type, Object resource, String detail) {
-        if (!events.offer(new AsyncEvent(type, resource, detail))) {
+        if (!events.raise(new AsyncEvent(type, resource, detail))) {
             ras.asyncEventsDropped.incrementAtomic();
             recordError(this, "async event queue full; dropped " + type);
         }

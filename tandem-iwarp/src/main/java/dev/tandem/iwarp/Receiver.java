@@ -38,6 +38,8 @@ final class Receiver {
     private final ByteBuffer trailer = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer[] scatter;
     private final int[] placedStart;
+    /** Resolves the regions Receives and Read sinks name. */
+    private final StagTable stags;
     private final IwMemoryRegion[] viewOwners;
     private final ByteBuffer[] views;
     private final CRC32C crc = new CRC32C();
@@ -75,6 +77,7 @@ final class Receiver {
     Receiver(Connection c) {
         this.c = c;
         this.qp = c.qp;
+        this.stags = qp.device().stags();
         int slots = Math.max(qp.maxReceiveSge(), 1) + 3;
         scatter = new ByteBuffer[slots];
         placedStart = new int[slots];
@@ -283,7 +286,7 @@ final class Receiver {
             // the STag up): a zero-length Write is accepted with any STag and TO (issue 12, row 9)
             return;
         }
-        StagEntry e = qp.device().stags().lookup(stag);
+        StagEntry e = stags.lookup(stag);
         TerminateCode err = checkTagged(e, stag, to, payloadLength, Access.REMOTE_WRITE, false);
         if (err != null) {
             countFault(e);
@@ -301,13 +304,13 @@ final class Receiver {
         }
         WorkRequest.RdmaRead read = (WorkRequest.RdmaRead) qp.sendQueue().request(c.orq.peek());
         Sge sink = read.sgl().get(0);
-        IwMemoryRegion region = (IwMemoryRegion) sink.region();
+        IwMemoryRegion region = stags.resolve(sink.region());
         int asked = c.orq.peekSinkStag();
         if (stag != asked) {
             countFault(region);
             fault(TerminateCode.DDP_TAGGED_INVALID_STAG, "Read Response to STag " + dev.tandem.verbs.STag.format(stag)
                     + " but the outstanding Read Request named sink STag " + dev.tandem.verbs.STag.format(asked));
-        } else if (payloadLength > 0 && (!region.isValid() || region.lkey() != asked)) {
+        } else if (payloadLength > 0 && (region == null || !region.isValid() || region.lkey() != asked)) {
             // a zero-length response places nothing: only its STag and TO are checked (as siw_proc_rresp)
             sinkGivenBack(region, asked);
         } else if (to != sink.offset() + readReceived || readReceived + payloadLength > sink.length()) {
@@ -330,7 +333,7 @@ final class Receiver {
     private void sinkGivenBack(IwMemoryRegion region, int asked) {
         countFault(region);
         String what = "Read Response of " + payloadLength + " bytes to sink STag " + dev.tandem.verbs.STag.format(asked)
-                + ", which the application " + (region.isClosed() ? "deregistered" : region.isValid()
+                + ", which the application " + (region == null ? "gave back on this adapter" : region.isClosed() ? "deregistered" : region.isValid()
                 ? "reregistered as " + dev.tandem.verbs.STag.format(region.lkey()) : "invalidated") + " after the Read Request left";
         qp.fail(detected(TerminateCode.DDP_TAGGED_INVALID_STAG, what).withHeadStatus(CompletionStatus.LOC_PROT_ERR),
                 inProgress(CompletionStatus.WR_FLUSH_ERR, 0, 0, 0));
@@ -355,11 +358,13 @@ final class Receiver {
                     + " bytes for a receive buffer of " + receive(receive), CompletionStatus.LOC_LEN_ERR, received + payloadLength, 0, null);
             return;
         }
-        IwMemoryRegion refused = unusableEntry(receive.sgl(), received, payloadLength);
+        Sge refused = unusableEntry(receive.sgl(), received, payloadLength);
         if (refused != null) {
+            IwMemoryRegion region = stags.resolve(refused.region());
             fault(TerminateCode.DDP_CATASTROPHIC, "Send segment of " + payloadLength + " bytes at MO " + received
-                    + " for the receive buffer of " + receive(receive) + ", which lies in " + refused
-                    + (refused.isClosed() ? ", deregistered" : ", no longer valid for local write") + " since the receive was posted",
+                    + " for the receive buffer of " + receive(receive) + ", which lies in " + refused.region()
+                    + (region == null ? ", no longer registered on this adapter" : region.isClosed() ? ", deregistered"
+                    : ", no longer valid for local write") + " since the receive was posted",
                     CompletionStatus.LOC_PROT_ERR, received, 0, AsyncEventType.QP_ACCESS_ERROR);
             return;
         }
@@ -367,8 +372,8 @@ final class Receiver {
     }
 
     /**
-     * The region of the first entry of a Receive that the {@code length} bytes at {@code offset}
-     * would go into and that may no longer take them, or null when all may: checked as each
+     * The first entry of a Receive that the {@code length} bytes at {@code offset} would go into and
+     * whose region may no longer take them, or null when all may: checked as each
      * segment of a Send is set up for placement, before a byte of it is read (issue 12, row 2).
      *
      * <p>A region may be deregistered (or reregistered without LOCAL_WRITE, or invalidated by a
@@ -385,7 +390,7 @@ final class Receiver {
      * region, not a key, so a region reregistered with LOCAL_WRITE still takes the bytes.
      * Entries of length 0 and entries the bytes do not reach are not checked (siw skips them too).
      */
-    private static IwMemoryRegion unusableEntry(List<Sge> sgl, long offset, int length) {
+    private Sge unusableEntry(List<Sge> sgl, long offset, int length) {
         long skip = offset;
         int left = length;
         for (int i = 0; i < sgl.size() && left > 0; i++) {
@@ -394,10 +399,9 @@ final class Receiver {
                 skip -= sge.length();
                 continue;
             }
-            IwMemoryRegion region = (IwMemoryRegion) sge.region();
-            StagEntry e = region.entry;
-            if (!e.valid || !e.allows(Access.LOCAL_WRITE)) { // deregistration invalidates the entry too
-                return region;
+            IwMemoryRegion region = stags.resolve(sge.region());
+            if (region == null || !region.entry.valid || !region.entry.allows(Access.LOCAL_WRITE)) { // deregistration invalidates the entry too
+                return sge;
             }
             left -= (int) Math.min(left, sge.length() - skip);
             skip = 0;
@@ -419,7 +423,7 @@ final class Receiver {
                 continue;
             }
             int take = (int) Math.min(left, sge.length() - skip);
-            place((IwMemoryRegion) sge.region(), sge.offset() + skip, take);
+            place(stags.resolve(sge.region()), sge.offset() + skip, take);
             skip = 0;
             left -= take;
         }
@@ -448,9 +452,9 @@ final class Receiver {
         }
     }
 
-    /** Counts a refused access against {@code region}, unless it was deregistered (its counters are gone). */
+    /** Counts a refused access against {@code region}, unless it was deregistered (its counters are gone) or is none. */
     private static void countFault(IwMemoryRegion region) {
-        if (!region.isClosed()) {
+        if (region != null && !region.isClosed()) {
             region.counters().accessFault();
         }
     }
@@ -579,7 +583,7 @@ final class Receiver {
         expectedReadMsn++;
         // a zero-length Read reads nothing, so its source STag is not checked (IBA C9-88; siw answers it
         // with a Read Response of no SGE, which its transmitter does not check): any STag and TO will do
-        StagEntry e = size == 0 ? null : qp.device().stags().lookup(sourceStag);
+        StagEntry e = size == 0 ? null : stags.lookup(sourceStag);
         TerminateCode err = size == 0 ? null : checkTagged(e, sourceStag, sourceTo, size, Access.REMOTE_READ, true);
         if (err != null) {
             countFault(e);

@@ -1,5 +1,8 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.LiveResource;
+import dev.tandem.provider.Owner;
+
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

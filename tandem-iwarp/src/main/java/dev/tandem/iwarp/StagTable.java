@@ -1,8 +1,12 @@
 package dev.tandem.iwarp;
 
-import dev.tandem.provider.StagSource;
+import dev.tandem.verbs.InvalidStateException;
+import dev.tandem.verbs.MemoryRegion;
 import dev.tandem.verbs.QueueFullException;
+import dev.tandem.verbs.STag;
+import dev.tandem.verbs.StagSource;
 
+import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -43,7 +47,18 @@ final class StagTable {
     /** A new entry with the next STag of the source. */
     synchronized StagEntry allocate(IwProtectionDomain pd, boolean window) {
         checkRoom();
-        return place(source.next(this::contains), pd, window);
+        return place(nextFromSource(), pd, window);
+    }
+
+    /** The source's next STag, refused when its index is 0 or live here (a caller's source may err). */
+    private int nextFromSource() {
+        int stag = source.next(this::contains);
+        if (contains(stag >>> 8) || stag >>> 8 == 0) {
+            throw new InvalidStateException("the STag source gave " + STag.format(stag)
+                    + ", whose index is " + (stag >>> 8 == 0 ? "0 (never valid)" : "live on this adapter already")
+                    + "; a source must give a free, non-zero index");
+        }
+        return stag;
     }
 
     /**
@@ -52,7 +67,7 @@ final class StagTable {
      */
     synchronized StagEntry reissue(StagEntry old) {
         release(old);
-        return place(source.next(this::contains), old.pd, old.window);
+        return place(nextFromSource(), old.pd, old.window);
     }
 
     /** Invalidates {@code e}, removes it and gives its STag back to the source; twice is harmless. */
@@ -90,6 +105,45 @@ final class StagTable {
                 return e;
             }
         }
+    }
+
+    /**
+     * The region of this adapter that an SGE's region stands for: the region itself when it is this
+     * adapter's (valid or not: the caller reports why it is unusable), else this adapter's valid
+     * region under the same lkey over the same memory (a region of another adapter of the node, which
+     * a shared STag source registered here too); null when this adapter has no such region.
+     */
+    IwMemoryRegion resolve(MemoryRegion r) {
+        if (r instanceof IwMemoryRegion own && own.iwPd().device().stags() == this) {
+            return own;
+        }
+        int lkey = r.lkey();
+        StagEntry e = lookup(lkey);
+        IwMemoryRegion twin = e == null || e.window || !e.valid || e.key != (lkey & 0xFF) ? null : e.region;
+        return twin != null && sameMemory(twin.segment(), r.segment()) ? twin : null;
+    }
+
+    private static boolean sameMemory(MemorySegment a, MemorySegment b) {
+        return a.address() == b.address() && a.byteSize() == b.byteSize() && a.isNative() == b.isNative()
+                && (a.isNative() || a.heapBase().equals(b.heapBase()));
+    }
+
+    /**
+     * Why {@code r} has no region on this adapter ({@link #resolve} gave null), for the error a post
+     * of it gets.
+     */
+    String whyUnresolved(MemoryRegion r) {
+        int lkey = r.lkey();
+        StagEntry e = lookup(lkey);
+        if (e == null || e.window || e.key != (lkey & 0xFF) || e.region == null) {
+            return "lkey " + STag.format(lkey) + " names no region on this adapter; a region of another adapter may be"
+                    + " posted here only where this adapter registered the same memory under the same lkey (a shared STag source)";
+        }
+        if (!e.valid) {
+            return "this adapter's region under lkey " + STag.format(lkey) + " is not valid (deregistered or invalidated)";
+        }
+        return "this adapter's region under lkey " + STag.format(lkey) + " holds other memory ("
+                + e.region.segment().byteSize() + " bytes at 0x" + Long.toHexString(e.region.segment().address()) + ")";
     }
 
     /**

@@ -44,6 +44,10 @@ final class Transmitter {
     private final Connection c;
     private final IwQueuePair qp;
     private final SendQueue sq;
+    /** Resolves the regions requests gather from. */
+    private final StagTable stags;
+    /** This adapter's region of each entry of the current request, as {@link #sourcesRegistered} found it. */
+    private final IwMemoryRegion[] sources;
     private final AtomicBoolean busy = new AtomicBoolean();
     private final ByteBuffer[] headers = new ByteBuffer[MAX_BATCH];
     private final ByteBuffer[] trailers = new ByteBuffer[MAX_BATCH];
@@ -95,6 +99,8 @@ final class Transmitter {
         this.c = c;
         this.qp = c.qp;
         this.sq = qp.sendQueue();
+        this.stags = qp.device().stags();
+        this.sources = new IwMemoryRegion[Math.max(1, qp.config().maxSendSge())];
         this.inlineBuffer = sq.inlineBuffer();
         for (int i = 0; i < MAX_BATCH; i++) {
             headers[i] = ByteBuffer.allocateDirect(128);
@@ -299,17 +305,22 @@ final class Transmitter {
     }
 
     /**
-     * True while every region the request gathers from is still registered. Checked before each
-     * FPDU, as siw resolves lkeys at transmit: a region deregistered after the post sends nothing
-     * more (issue 12, row 3).
+     * True while every region the request gathers from is still registered; each entry's region of
+     * this adapter is kept in {@link #sources} for the gather that follows. Checked before each FPDU,
+     * as siw resolves lkeys at transmit: a region deregistered after the post sends nothing more
+     * (issue 12, row 3).
      */
-    private static boolean sourcesRegistered(List<Sge> sgl) {
+    private boolean sourcesRegistered(List<Sge> sgl) {
         for (int i = 0; i < sgl.size(); i++) {
             Sge sge = sgl.get(i);
-            // an entry of no bytes names no memory (siw skips it too)
-            if (sge.length() > 0 && !((IwMemoryRegion) sge.region()).isValid()) {
+            if (sge.length() == 0) {
+                continue; // an entry of no bytes names no memory (siw skips it too)
+            }
+            IwMemoryRegion region = stags.resolve(sge.region());
+            if (region == null || !region.isValid()) {
                 return false;
             }
+            sources[i] = region;
         }
         return true;
     }
@@ -414,7 +425,7 @@ final class Transmitter {
             int take = (int) Math.min(left, sge.length() - sgeOffset);
             if (take > 0) {
                 int start = (int) (sge.offset() + sgeOffset);
-                gather[gatherCount] = view(gatherCount, sge.region()).clear().position(start).limit(start + take);
+                gather[gatherCount] = view(gatherCount, sources[sgeIndex]).clear().position(start).limit(start + take);
                 gatherCount++;
                 left -= take;
                 sgeOffset += take;
@@ -426,8 +437,7 @@ final class Transmitter {
         }
     }
 
-    private ByteBuffer view(int slot, MemoryRegion region) {
-        IwMemoryRegion r = (IwMemoryRegion) region;
+    private ByteBuffer view(int slot, IwMemoryRegion r) {
         if (viewOwners[slot] != r) {
             viewOwners[slot] = r;
             views[slot] = r.buffer.duplicate();

@@ -36,8 +36,10 @@ final class Validation {
         for (int i = 0; i < n; i++) {
             Sge sge = sgl.get(i);
             MemoryRegion r = sge.region();
-            if (!(r instanceof IwMemoryRegion mr) || mr.iwPd().device() != pd.device()) {
-                throw new LocalProtectionException(what(queue, qpNumber, kind, wrId) + " SGE " + i + ": region " + r + " was not registered on adapter " + pd.device().name());
+            IwMemoryRegion mr = pd.device().stags().resolve(r);
+            if (mr == null) {
+                throw new LocalProtectionException(what(queue, qpNumber, kind, wrId) + " SGE " + i + ": region " + r + " is not one of adapter "
+                        + pd.device().name() + ": " + pd.device().stags().whyUnresolved(r));
             }
             if (mr.isClosed() || !mr.entry.valid) {
                 throw new LocalProtectionException(what(queue, qpNumber, kind, wrId) + " SGE " + i + ": lkey " + STag.format(mr.lkey()) + " is not valid (region deregistered)");

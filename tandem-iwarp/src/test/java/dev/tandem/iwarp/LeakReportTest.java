@@ -1,6 +1,7 @@
 package dev.tandem.iwarp;
 
 import dev.tandem.provider.LeakMode;
+import dev.tandem.provider.LiveResource;
 import dev.tandem.ras.ErrorEntry;
 import dev.tandem.ras.ProcessRas;
 import dev.tandem.ras.RasReader;

@@ -273,25 +273,27 @@ class QueuePairRulesTest {
     }
 
     @Test
-    void aBindNamingAWindowOfAnotherPdOrARegionOfAnotherProviderIsRefusedAtPost() throws Exception {
+    void aBindNamingAWindowOfAnotherPdOrARegionThisAdapterDoesNotHoldIsRefusedAtPost() throws Exception {
         try (LoopbackPair p = new LoopbackPair(c -> c, 4096);
              dev.tandem.verbs.ProtectionDomain other = p.a.allocateProtectionDomain();
              dev.tandem.verbs.MemoryWindow foreignWindow = other.allocateMemoryWindow();
              dev.tandem.verbs.MemoryWindow w = p.pdA.allocateMemoryWindow()) {
             assertThatThrownBy(() -> p.qpA.postSend(new WorkRequest.BindWindow(1, foreignWindow, p.mrA, 0, 64, dev.tandem.verbs.Access.REMOTE_READ,
                     1, WrFlags.SIGNALED))).isInstanceOf(dev.tandem.verbs.LocalProtectionException.class).hasMessageContaining("window");
+            // a region of another provider over the same memory, under an lkey this adapter has not registered
             dev.tandem.verbs.MemoryRegion alien = new dev.tandem.verbs.MemoryRegion() {
                 @Override public dev.tandem.verbs.ProtectionDomain pd() { return p.pdA; }
                 @Override public java.lang.foreign.MemorySegment segment() { return p.mrA.segment(); }
                 @Override public int access() { return p.mrA.access(); }
-                @Override public int lkey() { return p.mrA.lkey(); }
-                @Override public int rkey() { return p.mrA.rkey(); }
+                @Override public int lkey() { return p.mrA.lkey() + 0x100; }
+                @Override public int rkey() { return lkey(); }
                 @Override public int reregister(int access) { throw new UnsupportedOperationException(); }
                 @Override public boolean isValid() { return true; }
                 @Override public void close() { }
             };
             assertThatThrownBy(() -> p.qpA.postSend(new WorkRequest.BindWindow(2, w, alien, 0, 64, dev.tandem.verbs.Access.REMOTE_READ,
-                    1, WrFlags.SIGNALED))).isInstanceOf(dev.tandem.verbs.LocalProtectionException.class).hasMessageContaining("region");
+                    1, WrFlags.SIGNALED))).isInstanceOf(dev.tandem.verbs.LocalProtectionException.class).hasMessageContaining("region")
+                    .hasMessageContaining("names no region on this adapter");
             assertThat(p.qpA.state()).as("a bind refused at post leaves the QP alone").isEqualTo(QpState.RTS);
             assertThat(p.cqA.poll(WorkCompletion.array(1))).as("nothing was posted").isZero();
         }

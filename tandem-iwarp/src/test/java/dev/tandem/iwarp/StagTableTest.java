@@ -1,6 +1,6 @@
 package dev.tandem.iwarp;
 
-import dev.tandem.provider.StagSource;
+import dev.tandem.provider.PermutedStagSource;
 import dev.tandem.verbs.QueueFullException;
 import dev.tandem.verbs.STag;
 import org.junit.jupiter.api.Test;
@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The adapter's STag table: any 24-bit index, lookups by index, the key left to the caller, a full table refused. */
 class StagTableTest {
     private static StagTable table(int capacity) {
-        return new StagTable(capacity, new StagSource(new Random(7)));
+        return new StagTable(capacity, new PermutedStagSource(new Random(7)));
     }
 
     @Test

@@ -1,7 +1,5 @@
 package dev.tandem.tools;
 
-import dev.tandem.iwarp.IwarpConfig;
-import dev.tandem.iwarp.IwarpDevice;
 import dev.tandem.verbs.Access;
 import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.CompletionStatus;
@@ -11,6 +9,7 @@ import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.RdmaDevice;
+import dev.tandem.verbs.RdmaDevices;
 import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkCompletion;
 import dev.tandem.verbs.WorkRequest;
@@ -34,8 +33,8 @@ class ReadmeExampleTest {
     // README example: begin
     static String readGreetingFromPeer() throws InterruptedException {
         try (Arena arena = Arena.ofShared();
-             RdmaDevice a = IwarpDevice.open(IwarpConfig.of("127.0.1.1"));
-             RdmaDevice b = IwarpDevice.open(IwarpConfig.of("127.0.1.2"));
+             RdmaDevice a = RdmaDevices.open("iwarp://127.0.1.1");   // any provider, by name
+             RdmaDevice b = RdmaDevices.open("iwarp://127.0.1.2?crc=on");
              // close what you open: an adapter closed with resources still open reports them as leaks
              CompletionQueue cqB = b.createCompletionQueue(16);     // a CQ closes after the QPs that use it
              ProtectionDomain pdB = b.allocateProtectionDomain();   // closing a PD closes its regions and QPs

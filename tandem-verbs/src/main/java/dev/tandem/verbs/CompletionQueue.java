@@ -32,6 +32,16 @@ public interface CompletionQueue extends AutoCloseable {
     boolean awaitEvent(boolean solicitedOnly, Duration timeout);
 
     /**
+     * Arms the queue to report its next completion event to its {@link CompletionChannel} once: any
+     * completion, or with {@code solicitedOnly} a received Send with the solicited-event bit or a
+     * completion in error. A queue that holds completions already when armed for any reports at once,
+     * so arming and then polling misses nothing.
+     *
+     * @throws InvalidStateException when the queue was created without a channel
+     */
+    void requestNotification(boolean solicitedOnly);
+
+    /**
      * Closes the queue; completions still queued are dropped.
      *
      * @throws ResourceInUseException while a queue pair created with it is open (close the queue pair

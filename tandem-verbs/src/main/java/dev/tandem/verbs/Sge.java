@@ -2,7 +2,11 @@ package dev.tandem.verbs;
 
 /**
  * One scatter/gather entry: {@code length} bytes at {@code offset} of a registered region.
- * The region stands in for the lkey; the provider checks the entry when the request is posted.
+ * The region stands in for its lkey; the device the request is posted to resolves it and checks the
+ * entry when the request is posted. A region of another device may be named where the device posted
+ * to registered the same memory under the same lkey (devices of one node given one
+ * {@link StagSource}, as a fail-over device does); anywhere else the post fails with
+ * {@link LocalProtectionException} saying why.
  */
 public record Sge(MemoryRegion region, long offset, int length) {
     public Sge {

@@ -81,6 +81,10 @@ final class Stubs {
             }
 
             @Override
+            public void requestNotification(boolean solicitedOnly) {
+            }
+
+            @Override
             public void close() {
             }
         };

@@ -5,6 +5,7 @@ import dev.tandem.verbs.conformance.ConformanceTopics;
 import dev.tandem.verbs.conformance.ConnectionConformance;
 import dev.tandem.verbs.conformance.DataTransferConformance;
 import dev.tandem.verbs.conformance.DeviceConformance;
+import dev.tandem.verbs.conformance.DeviceSeamConformance;
 import dev.tandem.verbs.conformance.MemoryWindowConformance;
 import dev.tandem.verbs.conformance.ProtectionConformance;
 import dev.tandem.verbs.conformance.ProviderFixture;
@@ -34,4 +35,5 @@ class IwarpCrcConformanceTest {
     @Nested class SharedReceiveQueues extends SharedReceiveQueueConformance { @Override protected ProviderFixture fixture() { return iwarp(); } }
     @Nested class MemoryWindows extends MemoryWindowConformance { @Override protected ProviderFixture fixture() { return iwarp(); } }
     @Nested class Validation extends ValidationConformance { @Override protected ProviderFixture fixture() { return iwarp(); } }
+    @Nested class DeviceSeams extends DeviceSeamConformance { @Override protected ProviderFixture fixture() { return iwarp(); } }
 }

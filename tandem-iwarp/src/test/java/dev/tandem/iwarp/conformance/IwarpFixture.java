@@ -1,13 +1,13 @@
 package dev.tandem.iwarp.conformance;
 
-import dev.tandem.iwarp.IwarpConfig;
-import dev.tandem.iwarp.IwarpDevice;
+import dev.tandem.verbs.DeviceOptions;
 import dev.tandem.verbs.RdmaDevice;
+import dev.tandem.verbs.RdmaDevices;
 import dev.tandem.verbs.conformance.ProviderFixture;
 
 import java.net.InetSocketAddress;
 
-/** Two software iWARP adapters on 127.0.1.1 and 127.0.1.2, with MPA CRC on or off on both. */
+/** Two software iWARP adapters on 127.0.1.1 and 127.0.1.2, with MPA CRC on or off on both, opened by name. */
 final class IwarpFixture implements ProviderFixture {
     private static final String[] ADDRESSES = {"127.0.1.1", "127.0.1.2"};
 
@@ -24,8 +24,8 @@ final class IwarpFixture implements ProviderFixture {
     }
 
     @Override
-    public RdmaDevice open(int adapter) {
-        RdmaDevice d = IwarpDevice.open(IwarpConfig.of(ADDRESSES[adapter]).withCrc(crc));
+    public RdmaDevice open(int adapter, DeviceOptions options) {
+        RdmaDevice d = RdmaDevices.open("iwarp://" + ADDRESSES[adapter] + "?crc=" + (crc ? "on" : "off"), options);
         opened[adapter] = d;
         return d;
     }

@@ -2,6 +2,7 @@ package dev.tandem.tools.demo;
 
 import dev.tandem.iwarp.wire.TerminateCode;
 import dev.tandem.tools.perf.AdapterOpener;
+import dev.tandem.verbs.AdapterControl;
 import dev.tandem.verbs.AsyncEvent;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionOpcode;
@@ -181,7 +182,7 @@ final class VerbsTour implements AutoCloseable {
      * and reset() brings the adapter back.
      */
     void adapterFault() {
-        if (!(a instanceof dev.tandem.iwarp.IwarpDevice ia)) {
+        if (!(a instanceof AdapterControl ia)) {
             say("adapter a offers no fault injection; skipped");
             return;
         }

@@ -1,9 +1,5 @@
 package dev.tandem.tools.perf;
 
-import dev.tandem.iwarp.IwarpConfig;
-import dev.tandem.iwarp.IwarpDevice;
-import dev.tandem.provider.IdleStrategyKind;
-import dev.tandem.provider.ThreadingMode;
 import dev.tandem.tools.Adapters;
 import dev.tandem.verbs.RdmaDevice;
 import picocli.CommandLine.Command;
@@ -192,21 +188,20 @@ public final class PerfCommand implements Callable<Integer> {
 
     /** The adapter opener with the engine settings of --engine and --idle (the injected opener when both are default). */
     private AdapterOpener engineOpener() {
-        ThreadingMode threading = switch (engine.toLowerCase(Locale.ROOT)) {
-            case "dedicated" -> ThreadingMode.DEDICATED;
-            case "shared" -> ThreadingMode.SHARED;
+        String threading = switch (engine.toLowerCase(Locale.ROOT)) {
+            case "dedicated", "shared" -> engine.toLowerCase(Locale.ROOT);
             default -> throw new ParameterException(spec.commandLine(), "--engine takes dedicated or shared, got '" + engine + "'");
         };
-        IdleStrategyKind idleKind = switch (idle.toLowerCase(Locale.ROOT)) {
-            case "backoff" -> IdleStrategyKind.BACKOFF;
-            case "spin" -> IdleStrategyKind.BUSY_SPIN;
-            case "sleep" -> IdleStrategyKind.SLEEP;
+        String idleKind = switch (idle.toLowerCase(Locale.ROOT)) {
+            case "backoff" -> "backoff";
+            case "spin" -> "busy-spin";
+            case "sleep" -> "sleep";
             default -> throw new ParameterException(spec.commandLine(), "--idle takes backoff, spin or sleep, got '" + idle + "'");
         };
-        if (threading == ThreadingMode.DEDICATED && idleKind == IdleStrategyKind.BACKOFF) {
+        if (threading.equals("dedicated") && idleKind.equals("backoff")) {
             return opener;
         }
-        return (ip, crcOn) -> IwarpDevice.open(IwarpConfig.of(ip).withCrc(crcOn).withThreading(threading).withIdle(idleKind));
+        return (ip, crcOn) -> Adapters.open(ip, crcOn, "threading=" + threading + "&idle=" + idleKind);
     }
 
     private MeasuredRun measureAgainst(PerfSettings s, PerfProgress progress) {

@@ -2,7 +2,9 @@ package dev.tandem.tools.perf;
 
 import dev.tandem.tools.Adapters;
 import dev.tandem.verbs.AsyncEvent;
+import dev.tandem.verbs.AsyncEventSubscription;
 import dev.tandem.verbs.AsyncEventType;
+import dev.tandem.verbs.CompletionChannel;
 import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.DeviceAttributes;
 import dev.tandem.verbs.Listener;
@@ -182,6 +184,11 @@ class PerfCleanupTest {
         }
 
         @Override
+        public CompletionQueue createCompletionQueue(int depth, CompletionChannel channel) {
+            return d.createCompletionQueue(depth, channel);
+        }
+
+        @Override
         public Listener listen(InetSocketAddress address, int backlog) {
             return d.listen(address, backlog);
         }
@@ -189,6 +196,11 @@ class PerfCleanupTest {
         @Override
         public AsyncEvent pollAsyncEvent(Duration timeout) {
             return d.pollAsyncEvent(timeout);
+        }
+
+        @Override
+        public AsyncEventSubscription subscribeAsyncEvents() {
+            return d.subscribeAsyncEvents();
         }
 
         @Override

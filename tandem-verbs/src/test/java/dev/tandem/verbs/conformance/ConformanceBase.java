@@ -6,6 +6,7 @@ import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.ConnectionRequest;
+import dev.tandem.verbs.DeviceOptions;
 import dev.tandem.verbs.Listener;
 import dev.tandem.verbs.MemoryRegion;
 import dev.tandem.verbs.ProtectionDomain;
@@ -35,8 +36,8 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.IdentityHashMap;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -206,6 +207,16 @@ public abstract class ConformanceBase {
             adapters[i] = provider.open(i);
             events.put(adapters[i], new AsyncEventLog(adapters[i]));
         }
+        return adapters[i];
+    }
+
+    /** Adapter {@code i} opened with {@code options}; call it before anything else opens that adapter. */
+    protected final RdmaDevice adapter(int i, DeviceOptions options) {
+        if (adapters[i] != null) {
+            fail("adapter " + i + " is open already; open it with options before any other use");
+        }
+        adapters[i] = provider.open(i, options);
+        events.put(adapters[i], new AsyncEventLog(adapters[i]));
         return adapters[i];
     }
 

@@ -20,7 +20,8 @@ public final class ConformanceTopics {
             QueuePairStateConformance.class,
             SharedReceiveQueueConformance.class,
             MemoryWindowConformance.class,
-            ValidationConformance.class);
+            ValidationConformance.class,
+            DeviceSeamConformance.class);
 
     private ConformanceTopics() {
     }

@@ -1,5 +1,6 @@
 package dev.tandem.verbs.conformance;
 
+import dev.tandem.verbs.DeviceOptions;
 import dev.tandem.verbs.RdmaDevice;
 
 import java.net.InetSocketAddress;
@@ -35,7 +36,16 @@ public interface ProviderFixture extends AutoCloseable {
     String name();
 
     /** Opens adapter {@code adapter} (0 or 1). Called at most once per adapter and test. */
-    RdmaDevice open(int adapter);
+    default RdmaDevice open(int adapter) {
+        return open(adapter, DeviceOptions.DEFAULT);
+    }
+
+    /**
+     * Opens adapter {@code adapter} (0 or 1) with {@code options} (a caller's STag source, say), as
+     * {@link dev.tandem.verbs.RdmaDevices#open(String, DeviceOptions)} would. Called at most once per
+     * adapter and test.
+     */
+    RdmaDevice open(int adapter, DeviceOptions options);
 
     /** The address adapter {@code adapter} listens on (port 0 lets the adapter pick a port). */
     InetSocketAddress listenAddress(int adapter);

@@ -1,5 +1,7 @@
 package dev.tandem.provider;
 
+import dev.tandem.verbs.StagSource;
+
 import java.security.SecureRandom;
 import java.util.HashMap;
 import java.util.Map;
@@ -7,7 +9,8 @@ import java.util.Random;
 import java.util.function.IntPredicate;
 
 /**
- * Where the STags of one incarnation come from: never sequential, not guessable from the ones a
+ * Where the STags of one incarnation come from (unless the opener of a device gives a source of its
+ * own): never sequential, not guessable from the ones a
  * peer has seen (RFC 5042 §5.1.2), and the STag of a released region not issued again for at least
  * 2<sup>24</sup> further STags. It is separate from any adapter's {@link StagTable} so that one
  * source can serve several adapters (the node key table gives a region the same STag on each).
@@ -37,7 +40,7 @@ import java.util.function.IntPredicate;
  * <p>Not a cipher: the round function is a keyed 64-bit mix, plenty against a peer guessing STags
  * and cheap enough to run 2^24 times in a test. Thread-safe; allocation is rare, so it locks.
  */
-public final class StagSource {
+public final class PermutedStagSource implements StagSource {
     /** Bits of the index part of an STag. */
     public static final int INDEX_BITS = 24;
     /** Steps in one pass: every index once. */
@@ -56,12 +59,12 @@ public final class StagSource {
     private final Map<Integer, Long> quarantine = new HashMap<>();
 
     /** A source for a new incarnation, its secret from {@link SecureRandom}. */
-    public StagSource() {
+    public PermutedStagSource() {
         this(new SecureRandom());
     }
 
     /** A source whose secret comes from {@code random} (tests pass a seeded one). */
-    public StagSource(Random random) {
+    public PermutedStagSource(Random random) {
         for (int r = 0; r < ROUNDS; r++) {
             roundKeys[r] = random.nextLong();
         }
@@ -74,6 +77,7 @@ public final class StagSource {
      *
      * @throws IllegalStateException when a whole pass finds no free index (the caller lets no table fill that far)
      */
+    @Override
     public synchronized int next(IntPredicate live) {
         for (long tried = 0; tried < PASS; tried++) {
             long n = counter++;
@@ -90,6 +94,7 @@ public final class StagSource {
      * Takes back {@code stag}, whose entry is gone: quarantines its index if the index would come
      * up with the same key within the next three passes (see the class comment).
      */
+    @Override
     public synchronized void release(int stag) {
         int index = stag >>> 8;
         long now = counter;

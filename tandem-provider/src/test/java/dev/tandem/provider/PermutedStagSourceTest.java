@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * The STag allocator alone ({@link StagSource}, the live indices a bitset): a released STag does not
+ * The STag allocator alone ({@link PermutedStagSource}, the live indices a bitset): a released STag does not
  * come back within 2^24 further allocations, STags are not predictable, index 0 never comes.
  */
 class StagSourceTest {
@@ -30,7 +30,7 @@ class StagSourceTest {
      */
     @Test
     void aReleasedStagIsNotIssuedAgainWithin2To24FurtherAllocations() {
-        StagSource source = new StagSource(new Random(1));
+        PermutedStagSource source = new PermutedStagSource(new Random(1));
         BitSet liveIndices = new BitSet(INDICES);
         IntPredicate live = liveIndices::get;
         int allocations = INDICES + INDICES / 4;
@@ -81,7 +81,7 @@ class StagSourceTest {
 
     @Test
     void theIndexPermutationNamesEveryIndexOnceAndUndoes() {
-        StagSource source = new StagSource(new Random(2));
+        PermutedStagSource source = new PermutedStagSource(new Random(2));
         BitSet seen = new BitSet(INDICES);
         for (int x = 0; x < INDICES; x++) {
             int index = source.permute(x);
@@ -95,8 +95,8 @@ class StagSourceTest {
 
     @Test
     void stagsAreNotSequentialAndDifferPerIncarnation() {
-        int[] first = stags(new StagSource(), 4096);
-        int[] second = stags(new StagSource(), 4096);
+        int[] first = stags(new PermutedStagSource(), 4096);
+        int[] second = stags(new PermutedStagSource(), 4096);
         assertThat(first).as("two incarnations' STags").isNotEqualTo(second);
         Set<Integer> steps = new HashSet<>();
         int adjacent = 0;
@@ -111,7 +111,7 @@ class StagSourceTest {
         assertThat(adjacent).as("consecutive indices that are neighbours").isLessThan(4);
     }
 
-    private static int[] stags(StagSource source, int n) {
+    private static int[] stags(PermutedStagSource source, int n) {
         int[] s = new int[n];
         for (int i = 0; i < n; i++) {
             s[i] = source.next(index -> false);
@@ -121,7 +121,7 @@ class StagSourceTest {
 
     @Test
     void anIndexComesBackAPassLaterWithTheNextKey() {
-        StagSource source = new StagSource(new Random(3));
+        PermutedStagSource source = new PermutedStagSource(new Random(3));
         int stag = source.next(index -> false);
         source.release(stag);
         int index = STag.index(stag);
@@ -133,7 +133,7 @@ class StagSourceTest {
     /** A window's consumer chose the key its index gets next pass: the source skips that pass. */
     @Test
     void aReleasedKeyDueWithinThreePassesIsQuarantined() {
-        StagSource source = new StagSource(new Random(4));
+        PermutedStagSource source = new PermutedStagSource(new Random(4));
         int stag = source.next(index -> false);
         int index = STag.index(stag);
         int boundKey = (STag.key(stag) + 1) & 0xFF;

@@ -1,4 +1,4 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 /**
  * One open resource of an adapter as the owner table sees it: its kind, number, name and owner. The
@@ -12,10 +12,10 @@ package dev.tandem.iwarp;
  * @param resource the resource itself
  * @param slot     its entry in the RAS file's owner table (freed when the resource closes)
  */
-record LiveResource(String kind, long id, String name, Owner owner, AutoCloseable resource, dev.tandem.ras.ResourceSlot slot) {
+public record LiveResource(String kind, long id, String name, Owner owner, AutoCloseable resource, dev.tandem.ras.ResourceSlot slot) {
 
     /** One line of a leak or rogue-owner report. */
-    String describe() {
+    public String describe() {
         return kind + " " + name + " created by " + owner;
     }
 }
