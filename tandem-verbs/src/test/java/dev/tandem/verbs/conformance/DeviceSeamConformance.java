@@ -174,18 +174,30 @@ public abstract class DeviceSeamConformance extends ConformanceBase {
 
     // ---------------------------------------------------------------- regions across devices
 
+    private final ScriptedStags[] scripted = new ScriptedStags[2];
+
+    /** Opens both adapters, each with a scripted STag source of its own. */
+    private void openBothWithScriptedStags() {
+        for (int i = 0; i < 2; i++) {
+            scripted[i] = new ScriptedStags();
+            adapter(i, DeviceOptions.DEFAULT.withStagSource(scripted[i]));
+        }
+    }
+
+    /** The next region registered on each adapter gets {@code stag}, as a node key table would give. */
+    private void nextOnBoth(int stag) {
+        scripted[0].give(stag);
+        scripted[1].give(stag);
+    }
+
     @Test
     void aRegionOfAnotherDeviceWorksWhereThisDeviceHasItUnderTheSameLkey() {
-        ScriptedStags stags0 = new ScriptedStags();
-        ScriptedStags stags1 = new ScriptedStags();
-        adapter(0, DeviceOptions.DEFAULT.withStagSource(stags0));
-        adapter(1, DeviceOptions.DEFAULT.withStagSource(stags1));
+        openBothWithScriptedStags();
         ConnectedPair pair = connectedPair();
         MemorySegment shared = allocate(4096);
         Bytes.fill(shared, 0, 128, 77);
         int twinStag = 0x600001 << 8 | 0x42;
-        stags0.give(twinStag);
-        stags1.give(twinStag);
+        nextOnBoth(twinStag);
         register(pair.active().pd, shared, Access.LOCAL_WRITE);
         MemoryRegion ofAdapter1 = register(pair.passive().pd, shared, Access.LOCAL_WRITE);
 
@@ -200,10 +212,7 @@ public abstract class DeviceSeamConformance extends ConformanceBase {
 
     @Test
     void aRegionOfAnotherDeviceIsRefusedWhereThisDeviceHasNoTwin() {
-        ScriptedStags stags0 = new ScriptedStags();
-        ScriptedStags stags1 = new ScriptedStags();
-        adapter(0, DeviceOptions.DEFAULT.withStagSource(stags0));
-        adapter(1, DeviceOptions.DEFAULT.withStagSource(stags1));
+        openBothWithScriptedStags();
         Endpoint local = endpoint(0);
         ProtectionDomain otherPd = closeAtEnd(adapter(1).allocateProtectionDomain());
 
@@ -213,8 +222,7 @@ public abstract class DeviceSeamConformance extends ConformanceBase {
         assertTrue(none.getMessage().contains(STag.format(alone.lkey())), "the error names the lkey: " + none.getMessage());
 
         int same = 0x600002 << 8 | 0x24;
-        stags0.give(same);
-        stags1.give(same);
+        nextOnBoth(same);
         register(local.pd, allocate(64), Access.LOCAL_WRITE);
         MemoryRegion otherMemory = register(otherPd, allocate(64), Access.LOCAL_WRITE);
         LocalProtectionException elsewhere = assertThrows(LocalProtectionException.class,
