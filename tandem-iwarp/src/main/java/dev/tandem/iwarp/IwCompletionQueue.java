@@ -121,12 +121,13 @@ final class IwCompletionQueue implements CompletionQueue {
             }
             Thread.onSpinWait();
         }
+        // what a solicited-only waiter or arming waits for: a solicited Receive or any completion in error
+        boolean solicited = (flags & WorkCompletion.FLAG_SOLICITED) != 0 || status != CompletionStatus.SUCCESS;
         if (waiters > 0) {
-            wake((flags & WorkCompletion.FLAG_SOLICITED) != 0 || status != CompletionStatus.SUCCESS);
+            wake(solicited);
         }
         int a = armed.get();
-        if (a != DISARMED && (a == ANY || (flags & WorkCompletion.FLAG_SOLICITED) != 0 || status != CompletionStatus.SUCCESS)
-                && armed.compareAndSet(a, DISARMED)) {
+        if (a != DISARMED && (a == ANY || solicited) && armed.compareAndSet(a, DISARMED)) {
             channel.signal(this);
         }
         return true;
