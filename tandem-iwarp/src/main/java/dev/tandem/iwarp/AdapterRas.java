@@ -2,43 +2,35 @@ package dev.tandem.iwarp;
 
 import dev.tandem.iwarp.wire.RdmapOpcode;
 import dev.tandem.iwarp.wire.TerminateCode;
-import dev.tandem.provider.Owner;
+import dev.tandem.provider.MrCounters;
+import dev.tandem.provider.ResourceRas;
 import dev.tandem.ras.Counter;
 import dev.tandem.ras.CounterType;
-import dev.tandem.ras.CountersFullException;
 import dev.tandem.ras.ErrorLog;
-import dev.tandem.ras.ProcessRas;
 import dev.tandem.ras.RasFile;
 import dev.tandem.ras.TraceComponent;
 import dev.tandem.ras.TraceEvent;
 import dev.tandem.verbs.CompletionStatus;
-import dev.tandem.verbs.ResourceLimitException;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * What one adapter reports into the process's RAS file: its counters (messages per opcode,
- * completions per status, connection management, Terminates per code, CRC and framing errors),
- * the distinct error log and the trace components {@code iwarp.cm}, {@code iwarp.rx} and
- * {@code iwarp.tx}. Counters written from several threads use atomic adds; the per-QP counters
- * ({@link QpCounters}) have one writer each. The counters of its CQs, SRQs and MRs
- * ({@link CqCounters}, {@link SrqCounters}, {@link MrCounters}) are allocated through it and closed
- * by their resource.
+ * What one iWARP adapter reports into the process's RAS file beside what the kit's
+ * {@link ResourceRas} reports for every adapter: its counters (messages per opcode, completions per
+ * status, connection management, Terminates per code, CRC and framing errors) and the trace
+ * components {@code iwarp.cm}, {@code iwarp.rx}, {@code iwarp.tx} and {@code verbs.qp}. Counters
+ * written from several threads use atomic adds; the per-QP counters ({@link QpCounters}) have one
+ * writer each.
  */
 final class AdapterRas implements AutoCloseable {
     /** Counter type ids, as {@code tandem stat --type} filters them. */
     static final int TYPE_ADAPTER = CounterType.ADAPTER.id();
-    static final int TYPE_QP = CounterType.QP.id();
     static final int TYPE_TERMINATE = CounterType.TERMINATE.id();
     /** An engine thread's duty cycles ({@link EngineCounters}). */
     static final int TYPE_ENGINE = CounterType.ENGINE.id();
-    static final int TYPE_CQ = CounterType.CQ.id();
-    static final int TYPE_SRQ = CounterType.SRQ.id();
-    static final int TYPE_MR = CounterType.MR.id();
 
     static final TraceEvent CONNECT = TraceEvent.of("connect");
     static final TraceEvent QP_CREATE = TraceEvent.of("create");
@@ -59,6 +51,8 @@ final class AdapterRas implements AutoCloseable {
     static final TraceEvent SEAL = TraceEvent.of("tx-seal");
 
     private final String adapter;
+    /** The transport-neutral part: resource counters, owner table, error log; the adapter's core owns it. */
+    private final ResourceRas core;
     private final RasFile file;
     final ErrorLog errors;
     final TraceComponent cm;
@@ -77,7 +71,6 @@ final class AdapterRas implements AutoCloseable {
     final Counter requestsRejected;
     final Counter crcErrors;
     final Counter malformedFrames;
-    final Counter asyncEventsDropped;
     /** Handshakes (TCP connected, MPA Request not complete) pending on the adapter's listeners right now: a gauge. */
     final Counter handshakesPending;
     final Counter handshakesTimedOut;
@@ -92,12 +85,11 @@ final class AdapterRas implements AutoCloseable {
     private final Map<TerminateCode, Counter> terminatesSent = new ConcurrentHashMap<>();
     private final Map<TerminateCode, Counter> terminatesReceived = new ConcurrentHashMap<>();
     private final List<Counter> all = new ArrayList<>();
-    private final AtomicInteger cqNumbers = new AtomicInteger(1);
-    private final AtomicInteger srqNumbers = new AtomicInteger(1);
 
-    AdapterRas(String adapter) {
-        this.adapter = adapter;
-        this.file = ProcessRas.acquire();
+    AdapterRas(ResourceRas core) {
+        this.core = core;
+        this.adapter = core.adapter();
+        this.file = core.file();
         this.errors = file.errorLog();
         this.cm = file.trace().component("iwarp.cm");
         this.rx = file.trace().component("iwarp.rx");
@@ -118,7 +110,6 @@ final class AdapterRas implements AutoCloseable {
         requestsRejected = counter("requests rejected");
         crcErrors = counter("crc errors");
         malformedFrames = counter("malformed frames");
-        asyncEventsDropped = counter("async events dropped");
         handshakesPending = counter("handshakes pending");
         handshakesTimedOut = counter("handshakes timed out");
         handshakesClosedSourceLimit = counter("handshakes closed over source limit");
@@ -135,54 +126,9 @@ final class AdapterRas implements AutoCloseable {
         return c;
     }
 
-    /**
-     * Counters of one resource, labelled {@code <adapter> <resource> <name>} (e.g. {@code iwarp0@127.0.1.1 cq 3
-     * completions}), all or none; the resource closes them.
-     *
-     * @throws ResourceLimitException when the process's RAS file holds {@link dev.tandem.ras.RasConfig#counterLimit()}
-     *                                counters already
-     */
-    Counter[] resourceCounters(int typeId, String resource, long ownerKey, String... names) {
-        try {
-            return allocate(file, typeId, adapter + " " + resource, ownerKey, names);
-        } catch (CountersFullException e) {
-            throw new ResourceLimitException("RasConfig.counterLimit", e.capacity(), "adapter " + adapter + ": no room for the counters of "
-                    + resource + ": all " + e.capacity() + " counters of the process's RAS file (RasConfig.counterLimit) are in use by"
-                    + " its adapters; close resources, or raise the limit with ProcessRas.configure before the first adapter opens", e);
-        }
-    }
-
-    /** Counters labelled {@code <prefix> <name>}, allocated all or none (none left behind when one fails). */
-    static Counter[] allocate(RasFile file, int typeId, String prefix, long ownerKey, String... names) {
-        Counter[] out = new Counter[names.length];
-        try {
-            for (int i = 0; i < names.length; i++) {
-                out[i] = file.counters().allocate(typeId, prefix + " " + names[i], ownerKey);
-            }
-        } catch (RuntimeException e) {
-            closeAll(out);
-            throw e;
-        }
-        return out;
-    }
-
-    /** Closes the non-null counters (idempotent). */
-    static void closeAll(Counter... counters) {
-        for (Counter c : counters) {
-            if (c != null) {
-                c.close();
-            }
-        }
-    }
-
-    /** Number of the adapter's next CQ, as counter labels show it. */
-    int nextCqNumber() {
-        return cqNumbers.getAndIncrement();
-    }
-
-    /** Number of the adapter's next SRQ, as counter labels show it. */
-    int nextSrqNumber() {
-        return srqNumbers.getAndIncrement();
+    /** Counters of one resource, labelled {@code <adapter> <resource> <name>}, all or none (see {@link ResourceRas#resourceCounters}). */
+    Counter[] resourceCounters(CounterType type, String resource, long ownerKey, String... names) {
+        return core.resourceCounters(type, resource, ownerKey, names);
     }
 
     void sent(int opcode) {
@@ -217,17 +163,7 @@ final class AdapterRas implements AutoCloseable {
 
     /** Records an error once per distinct cause (with a count) in the process's error log. */
     void error(String cause, String detail) {
-        errors.record(adapter + ": " + cause, detail);
-    }
-
-    /** Records a resource in the RAS file's owner table (read from outside by {@code tandem stat --resources}). */
-    dev.tandem.ras.ResourceSlot registerResource(String kind, long id, String name, Owner owner) {
-        return file.resources().register(kind, id, name, owner.thread(), owner.callSite());
-    }
-
-    /** Checks every marker of the process's RAS file; throws {@link dev.tandem.ras.CorruptStructureException} naming a bad one. */
-    void verify() {
-        file.verify();
+        core.error(cause, detail);
     }
 
     @Override
@@ -238,6 +174,5 @@ final class AdapterRas implements AutoCloseable {
             }
             all.clear();
         }
-        ProcessRas.release();
     }
 }

@@ -1,6 +1,7 @@
 package dev.tandem.iwarp;
 
 import dev.tandem.provider.LiveResource;
+import dev.tandem.provider.ResourceLimits;
 import dev.tandem.provider.SendQueue;
 import dev.tandem.ras.SnapshotSource;
 import dev.tandem.ras.SnapshotWriter;
@@ -44,7 +45,7 @@ final class AdapterSnapshot implements SnapshotSource {
                     .field("consistent", locked ? "yes (progress lock held)" : "no (progress lock busy for 100 ms)");
             ResourceLimits limits = device.limits();
             for (ResourceLimits.Kind kind : ResourceLimits.Kind.values()) {
-                out.field(kind.plural + " open", limits.open(kind) + " of " + limits.max(kind));
+                out.field(kind.plural() + " open", limits.open(kind) + " of " + limits.max(kind));
             }
             List<LiveResource> resources = device.liveResources();
             for (LiveResource r : resources) {

@@ -1,5 +1,6 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.ResourceRas;
 import dev.tandem.ras.Counter;
 import dev.tandem.ras.ProcessRas;
 
@@ -23,7 +24,7 @@ final class EngineCounters implements AutoCloseable {
         this.slowNanos = slowNanos;
         Counter[] c;
         try {
-            c = AdapterRas.allocate(ProcessRas.acquire(), AdapterRas.TYPE_ENGINE, engine, 0, "cycles", "working cycles",
+            c = ResourceRas.allocate(ProcessRas.acquire(), AdapterRas.TYPE_ENGINE, engine, 0, "cycles", "working cycles",
                     "working ns", "cycles over " + describe(slowNanos));
         } catch (RuntimeException e) {
             ProcessRas.release();
@@ -62,7 +63,7 @@ final class EngineCounters implements AutoCloseable {
             return;
         }
         closed = true;
-        AdapterRas.closeAll(cycles, workingCycles, workingNanos, slowCycles);
+        ResourceRas.closeAll(cycles, workingCycles, workingNanos, slowCycles);
         ProcessRas.release();
     }
 }

@@ -3,6 +3,7 @@ package dev.tandem.iwarp;
 import dev.tandem.iwarp.PendingHandshakes.Closed;
 import dev.tandem.iwarp.wire.MpaException;
 import dev.tandem.iwarp.wire.MpaFrame;
+import dev.tandem.provider.ErrorCause;
 import dev.tandem.ras.TraceLevel;
 
 import java.io.IOException;
@@ -70,12 +71,12 @@ final class HandshakeAgent {
     private final PendingHandshakes<Handshake> pending;
     private final Thread thread;
     /** The causes this agent records, worked out once: under attack it records one per closed handshake. */
-    private final IwarpDevice.ErrorCause timedOut;
-    private final IwarpDevice.ErrorCause sourceFull;
-    private final IwarpDevice.ErrorCause listenerFull;
-    private final IwarpDevice.ErrorCause malformed;
-    private final IwarpDevice.ErrorCause refusedMarkers;
-    private final IwarpDevice.ErrorCause refusedNoIrdOrd;
+    private final ErrorCause timedOut;
+    private final ErrorCause sourceFull;
+    private final ErrorCause listenerFull;
+    private final ErrorCause malformed;
+    private final ErrorCause refusedMarkers;
+    private final ErrorCause refusedNoIrdOrd;
     /** Requests completed in this cycle: handed on once the next selection deregistered their keys. */
     private List<Completed> cancelled = new ArrayList<>();
     private long acceptsResumeAt;
@@ -101,15 +102,15 @@ final class HandshakeAgent {
         }
         InetSocketAddress local = listener.localAddress();
         String at = "listener " + local + ": ";
-        this.timedOut = IwarpDevice.errorCause(at + "closed a handshake: no complete MPA Request within " + limits.timeout().toMillis()
+        this.timedOut = ErrorCause.of(at + "closed a handshake: no complete MPA Request within " + limits.timeout().toMillis()
                 + " ms of the TCP connect");
-        this.sourceFull = IwarpDevice.errorCause(at + "closed the oldest pending handshake of a source address at its limit of "
+        this.sourceFull = ErrorCause.of(at + "closed the oldest pending handshake of a source address at its limit of "
                 + limits.maxPendingPerSource() + " for a newer connection");
-        this.listenerFull = IwarpDevice.errorCause(at + "closed the oldest pending handshake of the busiest source: the listener is at "
+        this.listenerFull = ErrorCause.of(at + "closed the oldest pending handshake of the busiest source: the listener is at "
                 + "its limit of " + limits.maxPending() + " pending handshakes");
-        this.malformed = IwarpDevice.errorCause(at + "malformed MPA Request dropped");
-        this.refusedMarkers = IwarpDevice.errorCause(at + "refused an MPA Request: it asked for MPA markers, which Tandem declines");
-        this.refusedNoIrdOrd = IwarpDevice.errorCause(at + "refused an MPA Request: it is Enhanced but carries no IRD/ORD words (RFC 6581)");
+        this.malformed = ErrorCause.of(at + "malformed MPA Request dropped");
+        this.refusedMarkers = ErrorCause.of(at + "refused an MPA Request: it asked for MPA markers, which Tandem declines");
+        this.refusedNoIrdOrd = ErrorCause.of(at + "refused an MPA Request: it is Enhanced but carries no IRD/ORD words (RFC 6581)");
         this.thread = Thread.ofPlatform().daemon().name("tandem-" + device.name() + "-listen-" + local.getPort()).unstarted(this::run);
         thread.start();
     }
@@ -271,7 +272,7 @@ final class HandshakeAgent {
     }
 
     /** Why a Request is refused, and the reject Reply that says so. */
-    private record Refusal(MpaFrame reply, IwarpDevice.ErrorCause why) {
+    private record Refusal(MpaFrame reply, ErrorCause why) {
     }
 
     /** The refusal of a Request Tandem refuses (as siw refuses it), or null for one it takes. */
@@ -300,7 +301,7 @@ final class HandshakeAgent {
 
     /** Closes a pending handshake the limits gave up on; counted, traced and recorded once per cause. */
     private void drop(Closed<Handshake> c) {
-        IwarpDevice.ErrorCause why = switch (c.reason()) {
+        ErrorCause why = switch (c.reason()) {
             case TIMED_OUT -> {
                 ras.handshakesTimedOut.incrementAtomic();
                 yield timedOut;
@@ -325,7 +326,7 @@ final class HandshakeAgent {
      * Closes {@code h} and records {@code why} in the error log, one entry per distinct cause however
      * many clients cause it; {@code detail} (the client, what it sent) is kept from the first.
      */
-    private void close(Handshake h, IwarpDevice.ErrorCause why, Object detail) {
+    private void close(Handshake h, ErrorCause why, Object detail) {
         device.recordError(detail, why);
         Mpa.closeQuietly(h.channel);
     }

@@ -2,6 +2,7 @@ package dev.tandem.iwarp;
 
 import dev.tandem.iwarp.wire.EnhancedParameters;
 import dev.tandem.iwarp.wire.MpaFrame;
+import dev.tandem.ras.TraceLevel;
 import dev.tandem.verbs.ConnectionException;
 import dev.tandem.verbs.ConnectionRequest;
 import dev.tandem.verbs.InvalidArgumentException;

@@ -1,5 +1,7 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.ResourceKind;
+import dev.tandem.provider.TrackedResource;
 import dev.tandem.verbs.ConnectionException;
 import dev.tandem.verbs.ConnectionRequest;
 import dev.tandem.verbs.ConnectionTimeoutException;
@@ -22,7 +24,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * requests queue up to the backlog for {@link #accept}, and one beyond the backlog is rejected.
  * Closing stops the thread, closes the queued requests and wakes every waiter.
  */
-final class IwListener implements Listener {
+final class IwListener implements Listener, TrackedResource {
     private final IwarpDevice device;
     private final ServerSocketChannel server;
     private final InetSocketAddress local;
@@ -98,6 +100,17 @@ final class IwListener implements Listener {
     }
 
     @Override
+    public ResourceKind kind() {
+        return ResourceKind.LISTENER;
+    }
+
+    /** Its port. */
+    @Override
+    public long number() {
+        return local.getPort();
+    }
+
+    @Override
     public ConnectionRequest accept(Duration timeout) {
         if (timeout == null) {
             throw new InvalidArgumentException("accept: timeout is null");
@@ -152,7 +165,7 @@ final class IwListener implements Listener {
         }
         agent.stop();
         closeQuietly(server);
-        device.forget(this);
+        device.core().forget(this);
     }
 
     private void closeQuietly(ServerSocketChannel s) {

@@ -1,9 +1,18 @@
 package dev.tandem.iwarp;
 
 import dev.tandem.iwarp.wire.TerminateCode;
+import dev.tandem.provider.KitCompletionQueue;
+import dev.tandem.provider.KitMemoryRegion;
+import dev.tandem.provider.KitMemoryWindow;
+import dev.tandem.provider.KitProtectionDomain;
+import dev.tandem.provider.KitQueuePair;
+import dev.tandem.provider.KitSharedReceiveQueue;
 import dev.tandem.provider.MpmcRing;
 import dev.tandem.provider.SendQueue;
+import dev.tandem.provider.StagEntry;
+import dev.tandem.provider.Validation;
 import dev.tandem.ras.TraceComponent;
+import dev.tandem.ras.TraceEvent;
 import dev.tandem.ras.TraceLevel;
 import dev.tandem.verbs.Access;
 import dev.tandem.verbs.AsyncErrorException;
@@ -17,7 +26,6 @@ import dev.tandem.verbs.LocalProtectionException;
 import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueueFullException;
-import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.ReceiveRequest;
 import dev.tandem.verbs.ResourceClosedException;
@@ -38,17 +46,17 @@ import java.util.concurrent.atomic.AtomicReference;
  * A reliable-connected QP of the software adapter: the verbs' state machine, post-time checks,
  * the send and receive queues, completion generation and the move to ERROR with flush.
  */
-final class IwQueuePair implements QueuePair {
+final class IwQueuePair implements KitQueuePair {
     private final IwarpDevice device;
-    private final IwProtectionDomain pd;
+    private final KitProtectionDomain pd;
     private final QueuePairConfig config;
     private final int qpNumber;
     private final AtomicReference<QpState> state = new AtomicReference<>(QpState.INIT);
     private final SendQueue sq;
     private final MpmcRing<ReceiveRequest> rq;
-    private final IwCompletionQueue sendCq;
-    private final IwCompletionQueue receiveCq;
-    private final IwSharedReceiveQueue srq;
+    private final KitCompletionQueue sendCq;
+    private final KitCompletionQueue receiveCq;
+    private final KitSharedReceiveQueue srq;
     private final QpCounters counters;
     private final SendQueue.Emitter sendEmitter = this::emitSend;
     private volatile Connection connection;
@@ -59,7 +67,7 @@ final class IwQueuePair implements QueuePair {
     /** An error the engine found on this QP, reported once by the next post (see {@link AsyncErrorException}). */
     private final AtomicReference<AsyncErrorException> postedError = new AtomicReference<>();
 
-    IwQueuePair(IwarpDevice device, IwProtectionDomain pd, QueuePairConfig config, int qpNumber) {
+    IwQueuePair(IwarpDevice device, KitProtectionDomain pd, QueuePairConfig config, int qpNumber) {
         var attrs = device.attributes();
         if (config.sendDepth() > attrs.maxQueuePairDepth() || config.receiveDepth() > attrs.maxQueuePairDepth()) {
             throw new InvalidArgumentException("queue depths " + config.sendDepth() + "/" + config.receiveDepth()
@@ -78,10 +86,10 @@ final class IwQueuePair implements QueuePair {
         }
         this.sendCq = ownCq(device, config.sendCq(), "send");
         this.receiveCq = ownCq(device, config.receiveCq(), "receive");
-        if (config.srq() != null && (!(config.srq() instanceof IwSharedReceiveQueue s) || s.pd() != pd)) {
+        if (config.srq() != null && (!(config.srq() instanceof KitSharedReceiveQueue s) || s.pd() != pd)) {
             throw new InvalidArgumentException("the shared receive queue must belong to the same protection domain as the QP");
         }
-        this.srq = (IwSharedReceiveQueue) config.srq();
+        this.srq = (KitSharedReceiveQueue) config.srq();
         attachQueues();
         this.device = device;
         this.pd = pd;
@@ -100,16 +108,16 @@ final class IwQueuePair implements QueuePair {
 
     /** Takes a use of both CQs and the SRQ, so that none can be closed under this QP; all or none. */
     private void attachQueues() {
-        if (!sendCq.users.attach()) {
+        if (!sendCq.users().attach()) {
             throw new ResourceClosedException("the send CQ is closed; create the QP with an open CQ");
         }
-        if (!receiveCq.users.attach()) {
-            sendCq.users.detach();
+        if (!receiveCq.users().attach()) {
+            sendCq.users().detach();
             throw new ResourceClosedException("the receive CQ is closed; create the QP with an open CQ");
         }
-        if (srq != null && !srq.users.attach()) {
-            sendCq.users.detach();
-            receiveCq.users.detach();
+        if (srq != null && !srq.users().attach()) {
+            sendCq.users().detach();
+            receiveCq.users().detach();
             throw new ResourceClosedException("the shared receive queue is closed; create the QP with an open SRQ");
         }
     }
@@ -118,18 +126,18 @@ final class IwQueuePair implements QueuePair {
         if (!queuesDetached.compareAndSet(false, true)) {
             return;
         }
-        sendCq.users.detach();
-        receiveCq.users.detach();
+        sendCq.users().detach();
+        receiveCq.users().detach();
         if (srq != null) {
-            srq.users.detach();
+            srq.users().detach();
         }
     }
 
-    private static IwCompletionQueue ownCq(IwarpDevice device, Object cq, String which) {
-        if (cq instanceof IwCompletionQueue c && c.isClosed()) {
+    private static KitCompletionQueue ownCq(IwarpDevice device, Object cq, String which) {
+        if (cq instanceof KitCompletionQueue c && c.isClosed()) {
             throw new ResourceClosedException("the " + which + " CQ is closed; create the QP with an open CQ");
         }
-        if (!(cq instanceof IwCompletionQueue c) || !device.owns(c)) {
+        if (!(cq instanceof KitCompletionQueue c) || !device.owns(c)) {
             throw new InvalidArgumentException("the " + which + " CQ was not created on adapter " + device.name());
         }
         return c;
@@ -163,7 +171,7 @@ final class IwQueuePair implements QueuePair {
         return pd;
     }
 
-    IwProtectionDomain iwPd() {
+    KitProtectionDomain kitPd() {
         return pd;
     }
 
@@ -258,7 +266,7 @@ final class IwQueuePair implements QueuePair {
                 }
             }
             case WorkRequest.BindWindow bind -> {
-                if (!(bind.window() instanceof IwMemoryWindow w) || w.iwPd() != pd) {
+                if (!(bind.window() instanceof KitMemoryWindow w) || w.kitPd() != pd) {
                     throw new LocalProtectionException(what(request) + ": window " + bind.window() + " is not a window of this QP's protection domain");
                 }
                 if (device.stags().resolve(bind.region()) == null) {
@@ -389,10 +397,10 @@ final class IwQueuePair implements QueuePair {
     }
 
     private CompletionStatus bind(WorkRequest.BindWindow b) {
-        IwMemoryWindow w = (IwMemoryWindow) b.window();
-        IwMemoryRegion r = device.stags().resolve(b.region());
-        StagEntry e = w.entry;
-        if (r == null || w.isClosed() || !r.isValid() || r.iwPd() != pd || e.valid
+        KitMemoryWindow w = (KitMemoryWindow) b.window();
+        KitMemoryRegion r = device.stags().resolve(b.region());
+        StagEntry e = w.entry();
+        if (r == null || w.isClosed() || !r.isValid() || r.kitPd() != pd || e.valid
                 || !Access.allows(r.access(), Access.MW_BIND)
                 || b.offset() < 0 || b.windowLength() < 0 || b.offset() + b.windowLength() > r.length()
                 || (Access.allows(b.access(), Access.REMOTE_WRITE) && !Access.allows(r.access(), Access.LOCAL_WRITE))) {

@@ -1,12 +1,18 @@
 package dev.tandem.iwarp;
 
-import dev.tandem.provider.AsyncEvents;
+import dev.tandem.provider.DeviceCore;
+import dev.tandem.provider.ErrorCause;
+import dev.tandem.provider.KitCompletionQueue;
+import dev.tandem.provider.KitProtectionDomain;
+import dev.tandem.provider.KitQueuePair;
 import dev.tandem.provider.LeakMode;
 import dev.tandem.provider.LiveResource;
 import dev.tandem.provider.Owner;
-import dev.tandem.provider.PermutedStagSource;
-import dev.tandem.provider.QuiesceGate;
+import dev.tandem.provider.ResourceLimits;
+import dev.tandem.provider.StagTable;
 import dev.tandem.provider.ThreadingMode;
+import dev.tandem.provider.Transport;
+import dev.tandem.ras.ProcessRas;
 import dev.tandem.verbs.AdapterControl;
 import dev.tandem.verbs.AsyncEvent;
 import dev.tandem.verbs.AsyncEventSubscription;
@@ -15,17 +21,13 @@ import dev.tandem.verbs.CompletionChannel;
 import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.DeviceAttributes;
 import dev.tandem.verbs.DeviceOptions;
-import dev.tandem.verbs.DeviceUnavailableException;
 import dev.tandem.verbs.InvalidArgumentException;
-import dev.tandem.verbs.InvalidStateException;
 import dev.tandem.verbs.Listener;
 import dev.tandem.verbs.PortState;
 import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.RdmaDevice;
 import dev.tandem.verbs.ResetReport;
-import dev.tandem.verbs.ResourceClosedException;
-import dev.tandem.verbs.ResourceLeakException;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -33,12 +35,8 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.nio.channels.ServerSocketChannel;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -49,9 +47,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class IwarpDevice implements RdmaDevice, AdapterControl {
     private static final AtomicInteger ADAPTERS = new AtomicInteger();
-    private static final int MAX_EVENTS = 4096;
-    /** How long a close or reset waits for threads inside verbs to leave before going on without them. */
-    private static final long QUIESCE_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** How long after the last application poll the engine keeps leaving an adapter to the pollers. */
     private static final long POLLER_GRACE_NANOS = 10_000_000;
     private static final java.lang.invoke.VarHandle POLLS;
@@ -77,34 +72,15 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
     private final IwarpConfig config;
     private final String name;
     private final int maxUlpdu;
-    private final StagTable stags;
-    private final AsyncEvents events = new AsyncEvents(MAX_EVENTS);
-    private final AtomicInteger qpNumbers = new AtomicInteger(1);
+    /** PDs, CQs, STags, limits, owners, events and the life cycle: what every adapter has. */
+    private final DeviceCore core;
     private final AtomicBoolean progressLock = new AtomicBoolean();
-    private final Set<AutoCloseable> resources = ConcurrentHashMap.newKeySet();
-    /** Every open resource of this adapter (PDs, CQs, listeners and what PDs hold) with its owner. */
-    private final ResourceOwners owners;
-    /** How many of each kind the attributes bound are open. */
-    private final ResourceLimits limits;
-    private final QuiesceGate gate = new QuiesceGate();
-    /** Guards the adapter's life cycle (fatal, reset, close) and signals resources released during a reset. */
-    private final Object lifecycle = new Object();
-    /** Why the adapter failed, or null while it works (set by {@link #fatal}, cleared by a reset). */
-    private volatile String fatalCause;
     /** Writes this adapter's state into every dump of the process. */
     private final AdapterSnapshot snapshot = new AdapterSnapshot(this);
-    /** The dump written when the adapter last failed, if one could be written. */
-    private volatile java.nio.file.Path lastFatalDump;
-    private volatile long fatalAtNanos;
-    private volatile boolean resetting;
-    private volatile boolean closing;
-    /** Causes already logged through System.Logger (each is logged once; the RAS error log counts them all). */
-    private final Set<String> loggedCauses = ConcurrentHashMap.newKeySet();
     private final AdapterRas ras;
     private final System.Logger logger;
     private volatile EngineAgent agent;
     private volatile IwQueuePair[] active = new IwQueuePair[0];
-    private volatile boolean closed;
     /** Application polls so far (opaque increments; any change means a poller is active). */
     private long polls;
     /** Engine side: the poll count last seen and when it last changed (System.nanoTime). */
@@ -112,18 +88,14 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
     private long pollsChangedAt = System.nanoTime() - POLLER_GRACE_NANOS;
     private volatile boolean pollersActive;
     private volatile boolean pollerLeft;
-    private volatile PortState portState = PortState.ACTIVE;
 
     private IwarpDevice(IwarpConfig config, DeviceOptions options) {
         this.config = config;
-        this.stags = new StagTable(ATTRIBUTES.maxMemoryRegions(),
-                options.stagSource() != null ? options.stagSource() : new PermutedStagSource());
         this.name = "iwarp" + ADAPTERS.getAndIncrement() + "@" + config.localAddress().getHostAddress();
         this.logger = System.getLogger("dev.tandem.iwarp." + name);
         checkLocal(config);
-        this.ras = new AdapterRas(name);
-        this.owners = new ResourceOwners(name, ras, this::resourceReleased);
-        this.limits = new ResourceLimits(name, ATTRIBUTES);
+        this.core = new DeviceCore(this, name, ATTRIBUTES, options, config.leakMode(), logger, new Engine());
+        this.ras = new AdapterRas(core.ras());
         this.maxUlpdu = config.maxUlpdu() != 0 ? config.maxUlpdu() : ulpduForMtu(mtu(config));
         this.agent = config.threading() == ThreadingMode.DEDICATED ? EngineAgent.dedicated(this) : EngineAgent.shared(this);
         dev.tandem.ras.ProcessRas.addSnapshotSource(snapshot);
@@ -190,170 +162,89 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
 
     @Override
     public PortState portState() {
-        return portState;
+        return core.portState();
     }
 
     @Override
     public ProtectionDomain allocateProtectionDomain() {
-        enter();
-        try {
-            checkOpen();
-            return remember(create(ResourceLimits.Kind.PROTECTION_DOMAIN, () -> new IwProtectionDomain(this)));
-        } finally {
-            leave();
-        }
+        return core.allocateProtectionDomain();
     }
 
     @Override
     public CompletionQueue createCompletionQueue(int depth) {
-        return createCompletionQueue(depth, null);
+        return core.createCompletionQueue(depth, null);
     }
 
     @Override
     public CompletionQueue createCompletionQueue(int depth, CompletionChannel channel) {
-        enter();
-        try {
-            checkOpen();
-            return remember(create(ResourceLimits.Kind.COMPLETION_QUEUE, () -> new IwCompletionQueue(this, depth, channel)));
-        } finally {
-            leave();
-        }
+        return core.createCompletionQueue(depth, channel);
     }
 
     @Override
     public Listener listen(InetSocketAddress address, int backlog) {
-        enter();
+        core.enter();
         try {
-            checkOpen();
-            return remember(new IwListener(this, address, backlog));
+            core.checkOpen();
+            return core.remember(new IwListener(this, address, backlog));
         } finally {
-            leave();
+            core.leave();
         }
     }
 
     @Override
     public AsyncEvent pollAsyncEvent(Duration timeout) {
-        return events.poll(timeout);
+        return core.pollAsyncEvent(timeout);
     }
 
     @Override
     public AsyncEventSubscription subscribeAsyncEvents() {
-        return events.subscribe();
+        return core.subscribeAsyncEvents();
     }
 
     @Override
     public boolean isClosed() {
-        return closed;
+        return core.isClosed();
     }
 
     /**
      * Closes the adapter: refuses new verb calls, waits (up to 1 s) for the threads inside verbs to
      * leave, closes every resource still open, and stops the engine thread. Resources still open are
      * leaks: each is reported with the call site that created it (logged, and in the RAS error log),
-     * and in {@link LeakMode#STRICT} the close then throws {@link ResourceLeakException}.
+     * and in {@link LeakMode#STRICT} the close then throws {@link dev.tandem.verbs.ResourceLeakException}.
      */
     @Override
     public void close() {
-        synchronized (lifecycle) {
-            if (closed || closing) {
-                return;
-            }
-            closing = true;
-            lifecycle.notifyAll();
-        }
-        gate.shut();
-        int stuck = gate.awaitEmpty(QUIESCE_NANOS);
-        List<LiveResource> leaked = liveResources();
-        List<AutoCloseable> all = new ArrayList<>(resources);
-        all.sort(CLOSE_ORDER);
-        for (AutoCloseable r : all) {
-            try {
-                r.close();
-            } catch (Exception e) {
-                logger.log(System.Logger.Level.WARNING, "closing " + r + " failed", e);
-            }
-        }
-        for (IwQueuePair qp : active) {
-            qp.close();
-        }
-        closed = true;
-        agent.remove(this);
-        dev.tandem.ras.ProcessRas.removeSnapshotSource(snapshot);
-        String report = leaked.isEmpty() ? null : owners.reportLeaks(leaked, logger);
-        if (stuck == 0) {
-            ras.close();
-        } else {
-            // a thread still inside a verb may yet touch the counters: leave the RAS file mapped
-            logger.log(System.Logger.Level.WARNING, name + ": " + stuck + " thread(s) still inside verbs after "
-                    + TimeUnit.NANOSECONDS.toMillis(QUIESCE_NANOS) + " ms; closed anyway, counters stay mapped");
-        }
-        if (report != null && config.leakMode() == LeakMode.STRICT) {
-            throw new ResourceLeakException(report);
-        }
+        core.close();
     }
 
     /** The resources open on this adapter right now, oldest first, each with its owner. */
     List<LiveResource> liveResources() {
-        return owners.list();
+        return core.liveResources();
     }
 
     // ---------------------------------------------------------------- fatal errors and reset
 
     @Override
     public java.util.Optional<String> fatalCause() {
-        return java.util.Optional.ofNullable(fatalCause);
+        return core.fatalCause();
     }
 
     @Override
     public void injectFatalError(String cause) {
-        if (cause == null || cause.isBlank()) {
-            throw new InvalidArgumentException("injectFatalError: give a cause, e.g. \"test: PCI error\"");
-        }
-        fatal("injected: " + cause);
+        core.injectFatalError(cause);
     }
 
     /**
      * The adapter failed (injected, the engine thread died, an internal invariant broke, a structure
-     * marker was overwritten). Captures a snapshot first, then moves every QP to ERROR (flushing its
-     * work) and raises DEVICE_FATAL. Once only, until a reset.
+     * marker was overwritten): see {@link DeviceCore#fatal}.
      */
     void fatal(String cause) {
-        synchronized (lifecycle) {
-            if (fatalCause != null || closed || closing) {
-                return;
-            }
-            fatalAtNanos = System.nanoTime();
-            fatalCause = cause;
-        }
-        portState = PortState.FATAL;
-        snapshotOnFatal(cause);
-        // logged once here at ERROR; the RAS error log counts it like any other error
-        String what = "fatal adapter error: " + cause;
-        loggedCauses.add(causeKey(what));
-        logger.log(System.Logger.Level.ERROR, name + ": " + what);
-        recordError(this, what);
-        for (LiveResource r : liveResources()) {
-            if (r.resource() instanceof IwQueuePair qp) {
-                qp.fail(Failure.lost(AsyncEventType.QP_FATAL, "adapter " + name + " failed: " + cause));
-            }
-        }
-        raise(AsyncEventType.DEVICE_FATAL, this, cause);
-        wakeEngine();
-    }
-
-    /** Dumps the process's state before the fault handling changes it (the snapshot a PCI error handler takes first). */
-    private void snapshotOnFatal(String cause) {
-        try {
-            lastFatalDump = dev.tandem.ras.ProcessRas.dump("fatal " + name);
-            logger.log(System.Logger.Level.ERROR, name + ": state at the fatal error dumped to " + lastFatalDump);
-        } catch (RuntimeException e) {
-            logger.log(System.Logger.Level.ERROR, name + ": could not dump the state at the fatal error (" + cause + ")", e);
-        }
+        core.fatal(cause);
     }
 
     @Override
     public java.util.Optional<java.nio.file.Path> lastFatalDump() {
-        return java.util.Optional.ofNullable(lastFatalDump);
+        return core.lastFatalDump();
     }
 
     /**
@@ -376,124 +267,84 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
     }
 
     /**
-     * Brings a failed adapter back (or fails a working one first, so its owners let go). Refuses new
-     * verb calls, waits up to {@code ownerDeadline} for the owners to close their resources (they learn
-     * of the failure from DEVICE_FATAL, from a flushed completion or from a refused call), then names
-     * the owners still holding resources (rogue users) in the log and the RAS error log, closes their
-     * resources by force, restarts the engine thread if it died, and lets calls in again.
+     * Brings a failed adapter back (or fails a working one first, so its owners let go): see
+     * {@link DeviceCore#reset}; the engine thread is restarted if it died.
      *
      * @return what happened, including the time from the fault to the adapter usable again
-     * @throws InvalidStateException when another thread is resetting the adapter
+     * @throws dev.tandem.verbs.InvalidStateException when another thread is resetting the adapter
      */
     @Override
     public ResetReport reset(Duration ownerDeadline) {
-        if (ownerDeadline == null || ownerDeadline.isNegative()) {
-            throw new InvalidArgumentException("reset: ownerDeadline must be zero or positive, got " + ownerDeadline);
+        return core.reset(ownerDeadline);
+    }
+
+    /** What the kit's core asks of the iWARP engine. */
+    private final class Engine implements Transport {
+        @Override
+        public KitQueuePair createQueuePair(KitProtectionDomain pd, QueuePairConfig qpConfig, int qpNumber) {
+            return new IwQueuePair(IwarpDevice.this, pd, qpConfig, qpNumber);
         }
-        long start = System.nanoTime();
-        synchronized (lifecycle) {
-            checkNotClosed();
-            if (resetting) {
-                throw new InvalidStateException("adapter " + name + " is already being reset by another thread");
+
+        @Override
+        public boolean progressOnPoll() {
+            return config.progressOnPoll();
+        }
+
+        @Override
+        public void notePoll() {
+            IwarpDevice.this.notePoll();
+        }
+
+        @Override
+        public int progress() {
+            return IwarpDevice.this.progress();
+        }
+
+        @Override
+        public void pollerLeaving() {
+            IwarpDevice.this.pollerLeaving();
+        }
+
+        @Override
+        public boolean holdProgress(long nanos) {
+            return IwarpDevice.this.holdProgress(nanos);
+        }
+
+        @Override
+        public void releaseProgress() {
+            IwarpDevice.this.releaseProgress();
+        }
+
+        @Override
+        public void adapterFailed(String cause, List<LiveResource> live) {
+            for (LiveResource r : live) {
+                if (r.resource() instanceof IwQueuePair qp) {
+                    qp.fail(Failure.lost(AsyncEventType.QP_FATAL, "adapter " + name + " failed: " + cause));
+                }
             }
-            resetting = true;
+            wakeEngine();
         }
-        boolean done = false;
-        try {
-            fatal("reset requested by thread '" + Thread.currentThread().getName() + "'");
-            String cause = fatalCause;
-            long faultAt = fatalAtNanos;
-            gate.shut();
-            int stuck = gate.awaitEmpty(QUIESCE_NANOS);
-            awaitOwners(start + ownerDeadline.toNanos());
-            List<LiveResource> rogue = liveResources();
-            forceRelease(rogue);
+
+        @Override
+        public void restart() {
             if (!agent.isAlive()) {
-                agent.remove(this);
-                agent = config.threading() == ThreadingMode.DEDICATED ? EngineAgent.dedicated(this) : EngineAgent.shared(this);
+                agent.remove(IwarpDevice.this);
+                agent = config.threading() == ThreadingMode.DEDICATED ? EngineAgent.dedicated(IwarpDevice.this) : EngineAgent.shared(IwarpDevice.this);
             }
-            synchronized (lifecycle) {
-                checkNotClosed();
-                fatalCause = null;
-                resetting = false;
-                done = true;
+        }
+
+        @Override
+        public void stop(boolean quiesced) {
+            for (IwQueuePair qp : active) {
+                qp.close();
             }
-            portState = PortState.ACTIVE;
-            gate.open();
-            long usable = System.nanoTime();
-            raise(AsyncEventType.PORT_ACTIVE, this, "adapter reset after: " + cause);
-            logger.log(System.Logger.Level.INFO, name + ": reset; usable again " + TimeUnit.NANOSECONDS.toMicros(usable - faultAt)
-                    + " µs after the fault, " + rogue.size() + " resource(s) of rogue owners released by force");
-            return new ResetReport(name, cause, Duration.ofNanos(usable - faultAt), Duration.ofNanos(usable - start),
-                    rogue.stream().map(LiveResource::describe).toList(), stuck);
-        } finally {
-            if (!done) {
-                synchronized (lifecycle) {
-                    resetting = false;
-                }
-                if (!closing && !closed) {
-                    gate.open();
-                }
+            agent.remove(IwarpDevice.this);
+            dev.tandem.ras.ProcessRas.removeSnapshotSource(snapshot);
+            if (quiesced) {
+                ras.close();
             }
         }
     }
-
-    private void awaitOwners(long deadlineNanos) {
-        synchronized (lifecycle) {
-            long left;
-            while (!owners.isEmpty() && !closing && (left = deadlineNanos - System.nanoTime()) > 0) {
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(lifecycle, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }
-    }
-
-    /** Closes the resources of rogue owners, holding the progress lock so no duty cycle runs meanwhile. */
-    private void forceRelease(List<LiveResource> rogue) {
-        if (rogue.isEmpty()) {
-            return;
-        }
-        for (LiveResource r : rogue) {
-            ras.error("reset released a resource of a rogue owner: " + r.kind() + " created at " + r.owner().callSite(), r.describe());
-        }
-        logger.log(System.Logger.Level.WARNING, name + ": owners did not release " + rogue.size() + " resource(s) in time; releasing them:\n  "
-                + String.join("\n  ", rogue.stream().map(LiveResource::describe).toList()));
-        boolean held = holdProgress(QUIESCE_NANOS);
-        try {
-            List<LiveResource> ordered = new ArrayList<>(rogue);
-            ordered.sort(java.util.Comparator.comparing(LiveResource::resource, CLOSE_ORDER));
-            for (LiveResource r : ordered) {
-                try {
-                    r.resource().close();
-                } catch (Exception e) {
-                    logger.log(System.Logger.Level.WARNING, "releasing " + r.describe() + " failed", e);
-                }
-            }
-        } finally {
-            if (held) {
-                releaseProgress();
-            }
-        }
-    }
-
-    /**
-     * The order resources close in, whoever closes them (the adapter, a PD, a reset): listeners first
-     * (no new connections), then QPs (they reference regions and queues), windows, regions, SRQs, PDs,
-     * and CQs last (closing QPs still flushes into them).
-     */
-    static final java.util.Comparator<AutoCloseable> CLOSE_ORDER = java.util.Comparator.comparingInt(c -> switch (c) {
-        case IwListener l -> 0;
-        case IwQueuePair q -> 1;
-        case IwMemoryWindow w -> 2;
-        case IwMemoryRegion r -> 3;
-        case IwSharedReceiveQueue s -> 4;
-        case IwProtectionDomain p -> 5;
-        default -> 6;
-    });
 
     // ---------------------------------------------------------------- engine side
 
@@ -502,7 +353,12 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
     }
 
     StagTable stags() {
-        return stags;
+        return core.stags();
+    }
+
+    /** The kit's part of this adapter. */
+    DeviceCore core() {
+        return core;
     }
 
     int maxUlpdu() {
@@ -532,106 +388,33 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
         agent.injectCrash(e);
     }
 
-    IwQueuePair newQueuePair(IwProtectionDomain pd, QueuePairConfig config) {
-        return create(ResourceLimits.Kind.QUEUE_PAIR, () -> new IwQueuePair(this, pd, config, qpNumbers.getAndIncrement()));
-    }
-
-    /**
-     * Creates a resource of a limited kind: takes its slot first (refusing the one over the advertised
-     * maximum before anything is allocated), gives it back if {@code create} fails. The slot goes back
-     * when the resource closes ({@link #untrack}).
-     *
-     * @throws dev.tandem.verbs.ResourceLimitException when the adapter has the maximum of {@code kind} open
-     */
-    <T extends AutoCloseable> T create(ResourceLimits.Kind kind, java.util.function.Supplier<T> create) {
-        limits.take(kind);
-        try {
-            return create.get();
-        } catch (RuntimeException | Error e) {
-            limits.giveBack(kind);
-            throw e;
-        }
-    }
-
     /** How many of each limited kind are open (dumps show them). */
     ResourceLimits limits() {
-        return limits;
+        return core.limits();
     }
 
-    boolean owns(IwCompletionQueue cq) {
-        return resources.contains(cq);
-    }
-
-    private <T extends AutoCloseable> T remember(T r) {
-        resources.add(r);
-        track(r);
-        return r;
-    }
-
-    void forget(AutoCloseable r) {
-        resources.remove(r);
-        untrack(r);
-    }
-
-    /** Records a new resource and its owner. */
-    void track(AutoCloseable r) {
-        owners.track(r);
-    }
-
-    /** A resource closed: drops it from the owner table and gives its slot back. */
-    void untrack(AutoCloseable r) {
-        if (owners.untrack(r)) {
-            ResourceLimits.Kind kind = ResourceLimits.Kind.of(r);
-            if (kind != null) {
-                limits.giveBack(kind);
-            }
-        }
+    /** True when {@code cq} is a CQ of this adapter. */
+    boolean owns(KitCompletionQueue cq) {
+        return core.holds(cq);
     }
 
     /** Updates the detail text of a resource in the owner table (e.g. a QP's state and peer). */
     void describe(AutoCloseable r, String detail) {
-        owners.describe(r, detail);
-    }
-
-    /** Tells a reset waiting for owners that one let go of a resource. */
-    private void resourceReleased() {
-        if (resetting) {
-            synchronized (lifecycle) {
-                lifecycle.notifyAll();
-            }
-        }
+        core.describe(r, detail);
     }
 
     /** Throws when the adapter is closed or failed: nothing new may be created or posted on it. */
     void checkOpen() {
-        checkNotClosed();
-        String cause = fatalCause;
-        if (cause != null) {
-            throw resetting ? beingReset() : new DeviceUnavailableException("adapter " + name + " failed (" + cause
-                    + "): its QPs are in ERROR and their work was flushed; close your resources, then reset() brings the adapter back");
-        }
-    }
-
-    private void checkNotClosed() {
-        if (closed || closing) {
-            throw new ResourceClosedException("adapter " + name + " is closed");
-        }
+        core.checkOpen();
     }
 
     /** Enters a verb (the quiesce gate); pair with {@link #leave()} in a finally block. */
     void enter() {
-        if (!gate.tryEnter()) {
-            checkNotClosed();
-            throw beingReset();
-        }
-    }
-
-    private DeviceUnavailableException beingReset() {
-        return new DeviceUnavailableException("adapter " + name + " is being reset; retry once reset() returned");
+        core.enter();
     }
 
     void leave() {
-        gate.leave();
+        core.leave();
     }
 
     synchronized void activate(IwQueuePair qp) {
@@ -751,48 +534,22 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
     }
 
     void raise(AsyncEventType type, Object resource, String detail) {
-        if (!events.raise(new AsyncEvent(type, resource, detail))) {
-            ras.asyncEventsDropped.incrementAtomic();
-            recordError(this, "async event queue full; dropped " + type);
-        }
+        core.raise(type, resource, detail);
     }
 
     void recordError(Object source, Failure f) {
-        recordError(source, f.detail());
+        core.recordError(source, f.detail());
     }
 
-    /**
-     * Records an error in the process's distinct error log (counted per cause, where the cause is
-     * the text with its numbers blanked) and logs each distinct cause once.
-     */
+    /** Records an error in the process's distinct error log and logs each distinct cause once (see {@link DeviceCore#recordError}). */
     void recordError(Object source, String cause) {
-        recordError(source, errorCause(cause));
-    }
-
-    /** A cause with its distinct-error key, worked out once for a cause recorded often (a listener under attack). */
-    record ErrorCause(String text, String key) {
-    }
-
-    /** {@code cause} with its key: the text with its numbers blanked. */
-    static ErrorCause errorCause(String cause) {
-        return new ErrorCause(cause, causeKey(cause));
+        core.recordError(source, cause);
     }
 
     /** As {@link #recordError(Object, String)}, with the key worked out already. */
     void recordError(Object source, ErrorCause cause) {
-        ras.error(cause.key(), cause.text() + " (" + source + ")");
-        if (loggedCauses.add(cause.key())) {
-            logger.log(System.Logger.Level.WARNING, name + ": " + cause.text() + " (" + source + ")");
-        }
+        core.recordError(source, cause);
     }
-
-    /** The distinct-error key of a cause: its text with the numbers blanked. */
-    private static String causeKey(String cause) {
-        return DIGITS.matcher(HEX.matcher(cause).replaceAll("0x#")).replaceAll("#");
-    }
-
-    private static final java.util.regex.Pattern HEX = java.util.regex.Pattern.compile("0x[0-9a-fA-F]+");
-    private static final java.util.regex.Pattern DIGITS = java.util.regex.Pattern.compile("\\d+");
 
     AdapterRas ras() {
         return ras;
@@ -813,14 +570,7 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
      * corruption. The engine thread calls it every 100 ms.
      */
     void checkStructures() {
-        if (fatalCause != null) {
-            return;
-        }
-        try {
-            ras.verify();
-        } catch (dev.tandem.ras.CorruptStructureException e) {
-            fatal("structure marker corrupted: " + e.getMessage());
-        }
+        core.checkStructures();
     }
 
     /** The engine thread serving this adapter died. */

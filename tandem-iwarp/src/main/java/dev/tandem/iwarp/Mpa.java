@@ -3,12 +3,11 @@ package dev.tandem.iwarp;
 import dev.tandem.iwarp.wire.EnhancedParameters;
 import dev.tandem.iwarp.wire.MpaException;
 import dev.tandem.iwarp.wire.MpaFrame;
+import dev.tandem.ras.TraceLevel;
 import dev.tandem.verbs.ConnectionException;
 import dev.tandem.verbs.ConnectionRejectedException;
 import dev.tandem.verbs.ConnectionTimeoutException;
 import dev.tandem.verbs.InvalidArgumentException;
-
-import dev.tandem.ras.TraceLevel;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;

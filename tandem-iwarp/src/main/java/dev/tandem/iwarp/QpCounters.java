@@ -1,6 +1,8 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.iwarp.wire.RdmapOpcode;
 import dev.tandem.ras.Counter;
+import dev.tandem.ras.CounterType;
 import dev.tandem.ras.TraceLevel;
 import dev.tandem.verbs.WorkRequest;
 
@@ -28,7 +30,7 @@ final class QpCounters implements AutoCloseable {
     QpCounters(AdapterRas adapter, int qpNumber) {
         this.adapter = adapter;
         this.qpNumber = qpNumber;
-        Counter[] c = adapter.resourceCounters(AdapterRas.TYPE_QP, "qp " + qpNumber, qpNumber, "messages sent", "bytes sent",
+        Counter[] c = adapter.resourceCounters(CounterType.QP, "qp " + qpNumber, qpNumber, "messages sent", "bytes sent",
                 "messages received", "bytes received", "fpdus sent", "fpdus received", "malformed frames",
                 "send queue high water", "receive queue high water");
         messagesSent = c[0];

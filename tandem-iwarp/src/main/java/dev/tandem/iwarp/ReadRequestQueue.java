@@ -1,5 +1,7 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.StagEntry;
+
 /**
  * Inbound RDMA Read Requests accepted but not yet answered (the responder's IRQ, bounded by IRD):
  * preallocated entries in a single-producer (receiver) single-consumer (transmitter) ring.

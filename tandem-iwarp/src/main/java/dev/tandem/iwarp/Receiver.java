@@ -5,10 +5,14 @@ import dev.tandem.iwarp.wire.RdmapOpcode;
 import dev.tandem.iwarp.wire.ReadRequestDescriptor;
 import dev.tandem.iwarp.wire.TerminateCode;
 import dev.tandem.iwarp.wire.TerminateDescriptor;
+import dev.tandem.provider.KitMemoryRegion;
+import dev.tandem.provider.StagEntry;
+import dev.tandem.provider.StagTable;
 import dev.tandem.verbs.Access;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.ReceiveRequest;
+import dev.tandem.verbs.STag;
 import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkCompletion;
 import dev.tandem.verbs.WorkRequest;
@@ -40,7 +44,7 @@ final class Receiver {
     private final int[] placedStart;
     /** Resolves the regions Receives and Read sinks name. */
     private final StagTable stags;
-    private final IwMemoryRegion[] viewOwners;
+    private final KitMemoryRegion[] viewOwners;
     private final ByteBuffer[] views;
     private final CRC32C crc = new CRC32C();
     private int scatterCount;
@@ -81,7 +85,7 @@ final class Receiver {
         int slots = Math.max(qp.maxReceiveSge(), 1) + 3;
         scatter = new ByteBuffer[slots];
         placedStart = new int[slots];
-        viewOwners = new IwMemoryRegion[slots];
+        viewOwners = new KitMemoryRegion[slots];
         views = new ByteBuffer[slots];
         header.clear().limit(MIN_HEADER);
         ahead.clear().limit(MIN_HEADER);
@@ -304,7 +308,7 @@ final class Receiver {
         }
         WorkRequest.RdmaRead read = (WorkRequest.RdmaRead) qp.sendQueue().request(c.orq.peek());
         Sge sink = read.sgl().get(0);
-        IwMemoryRegion region = stags.resolve(sink.region());
+        KitMemoryRegion region = stags.resolve(sink.region());
         int asked = c.orq.peekSinkStag();
         if (stag != asked) {
             countFault(region);
@@ -330,7 +334,7 @@ final class Receiver {
      * {@code LOC_PROT_ERR}, the QP raises {@code QP_ACCESS_ERROR}, and the peer still gets the DDP
      * invalid-STag Terminate, since its response can no longer be placed.
      */
-    private void sinkGivenBack(IwMemoryRegion region, int asked) {
+    private void sinkGivenBack(KitMemoryRegion region, int asked) {
         countFault(region);
         String what = "Read Response of " + payloadLength + " bytes to sink STag " + dev.tandem.verbs.STag.format(asked)
                 + ", which the application " + (region == null ? "gave back on this adapter" : region.isClosed() ? "deregistered" : region.isValid()
@@ -360,7 +364,7 @@ final class Receiver {
         }
         Sge refused = unusableEntry(receive.sgl(), received, payloadLength);
         if (refused != null) {
-            IwMemoryRegion region = stags.resolve(refused.region());
+            KitMemoryRegion region = stags.resolve(refused.region());
             fault(TerminateCode.DDP_CATASTROPHIC, "Send segment of " + payloadLength + " bytes at MO " + received
                     + " for the receive buffer of " + receive(receive) + ", which lies in " + refused.region()
                     + (region == null ? ", no longer registered on this adapter" : region.isClosed() ? ", deregistered"
@@ -399,8 +403,8 @@ final class Receiver {
                 skip -= sge.length();
                 continue;
             }
-            IwMemoryRegion region = stags.resolve(sge.region());
-            if (region == null || !region.entry.valid || !region.entry.allows(Access.LOCAL_WRITE)) { // deregistration invalidates the entry too
+            KitMemoryRegion region = stags.resolve(sge.region());
+            if (region == null || !region.entry().valid || !region.entry().allows(Access.LOCAL_WRITE)) { // deregistration invalidates the entry too
                 return sge;
             }
             left -= (int) Math.min(left, sge.length() - skip);
@@ -429,14 +433,14 @@ final class Receiver {
         }
     }
 
-    private void place(IwMemoryRegion region, long offset, int length) {
+    private void place(KitMemoryRegion region, long offset, int length) {
         if (length == 0) {
             return;
         }
         int s = scatterCount;
         if (viewOwners[s] != region) {
             viewOwners[s] = region;
-            views[s] = region.buffer.duplicate();
+            views[s] = region.buffer().duplicate();
         }
         region.counters().placed(length);
         int start = (int) offset;
@@ -453,7 +457,7 @@ final class Receiver {
     }
 
     /** Counts a refused access against {@code region}, unless it was deregistered (its counters are gone) or is none. */
-    private static void countFault(IwMemoryRegion region) {
+    private static void countFault(KitMemoryRegion region) {
         if (region != null && !region.isClosed()) {
             region.counters().accessFault();
         }
@@ -467,7 +471,7 @@ final class Receiver {
         if (e == null || !e.valid || e.key != (stag & 0xFF) || e.region == null || !e.region.isValid()) {
             return rdmapLayer ? TerminateCode.RDMAP_INVALID_STAG : TerminateCode.DDP_TAGGED_INVALID_STAG;
         }
-        if (e.pd != qp.iwPd() || (e.window && e.boundQp != qp)) {
+        if (e.pd != qp.kitPd() || (e.window && e.boundQp != qp)) {
             return rdmapLayer ? TerminateCode.RDMAP_STAG_NOT_ASSOCIATED : TerminateCode.DDP_TAGGED_STAG_NOT_ASSOCIATED;
         }
         if (!e.allows(access)) {

@@ -5,9 +5,13 @@ import dev.tandem.iwarp.wire.RdmapOpcode;
 import dev.tandem.iwarp.wire.ReadRequestDescriptor;
 import dev.tandem.iwarp.wire.TerminateCode;
 import dev.tandem.iwarp.wire.TerminateDescriptor;
+import dev.tandem.provider.KitMemoryRegion;
 import dev.tandem.provider.SendQueue;
+import dev.tandem.provider.StagEntry;
+import dev.tandem.provider.StagTable;
+import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionStatus;
-import dev.tandem.verbs.MemoryRegion;
+import dev.tandem.verbs.STag;
 import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkRequest;
 import dev.tandem.verbs.WrFlags;
@@ -47,7 +51,7 @@ final class Transmitter {
     /** Resolves the regions requests gather from. */
     private final StagTable stags;
     /** This adapter's region of each entry of the current request, as {@link #sourcesRegistered} found it. */
-    private final IwMemoryRegion[] sources;
+    private final KitMemoryRegion[] sources;
     private final AtomicBoolean busy = new AtomicBoolean();
     private final ByteBuffer[] headers = new ByteBuffer[MAX_BATCH];
     private final ByteBuffer[] trailers = new ByteBuffer[MAX_BATCH];
@@ -59,7 +63,7 @@ final class Transmitter {
     /** One view of the inline bytes per gather slot: FPDUs of one batch each point at their own slot's bytes. */
     private final ByteBuffer[] inlineViews;
     private final ByteBuffer[] gather;
-    private final IwMemoryRegion[] viewOwners;
+    private final KitMemoryRegion[] viewOwners;
     private final ByteBuffer[] views;
     private final int slotsPerFpdu;
     private final CRC32C crc = new CRC32C();
@@ -100,7 +104,7 @@ final class Transmitter {
         this.qp = c.qp;
         this.sq = qp.sendQueue();
         this.stags = qp.device().stags();
-        this.sources = new IwMemoryRegion[Math.max(1, qp.config().maxSendSge())];
+        this.sources = new KitMemoryRegion[Math.max(1, qp.config().maxSendSge())];
         this.inlineBuffer = sq.inlineBuffer();
         for (int i = 0; i < MAX_BATCH; i++) {
             headers[i] = ByteBuffer.allocateDirect(128);
@@ -109,7 +113,7 @@ final class Transmitter {
         slotsPerFpdu = qp.config().maxSendSge() + 2;
         int slots = slotsPerFpdu * MAX_BATCH;
         gather = new ByteBuffer[slots];
-        viewOwners = new IwMemoryRegion[slots];
+        viewOwners = new KitMemoryRegion[slots];
         views = new ByteBuffer[slots];
         inlineViews = new ByteBuffer[slots];
         maxTagged = c.maxUlpdu - FpduDescriptor.TAGGED_HEADER_LENGTH;
@@ -316,7 +320,7 @@ final class Transmitter {
             if (sge.length() == 0) {
                 continue; // an entry of no bytes names no memory (siw skips it too)
             }
-            IwMemoryRegion region = stags.resolve(sge.region());
+            KitMemoryRegion region = stags.resolve(sge.region());
             if (region == null || !region.isValid()) {
                 return false;
             }
@@ -346,7 +350,7 @@ final class Transmitter {
      * REM_ACCESS_ERR); this side raises QP_ACCESS_ERROR. siw checks the source at transmit too.
      */
     private static boolean sourceGone(StagEntry source) {
-        IwMemoryRegion region = source.region;
+        KitMemoryRegion region = source.region;
         return !source.valid || region == null || !region.isValid();
     }
 
@@ -437,10 +441,10 @@ final class Transmitter {
         }
     }
 
-    private ByteBuffer view(int slot, IwMemoryRegion r) {
+    private ByteBuffer view(int slot, KitMemoryRegion r) {
         if (viewOwners[slot] != r) {
             viewOwners[slot] = r;
-            views[slot] = r.buffer.duplicate();
+            views[slot] = r.buffer().duplicate();
         }
         return views[slot];
     }
@@ -476,7 +480,7 @@ final class Transmitter {
         h.putLong(r.sinkTo + r.sent);
         h.flip();
         if (n > 0) {
-            IwMemoryRegion region = r.source.region;
+            KitMemoryRegion region = r.source.region;
             int start = (int) (r.source.base + r.sourceOffset + r.sent);
             gather[gatherCount] = view(gatherCount, region).clear().position(start).limit(start + n);
             gatherCount++;

@@ -1,5 +1,6 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.KitCompletionQueue;
 import dev.tandem.ras.CounterSnapshot;
 import dev.tandem.ras.ProcessRas;
 import dev.tandem.ras.RasReader;
@@ -35,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class CompletionQueueConcurrencyTest {
     private IwarpDevice device;
-    private IwCompletionQueue cq;
+    private KitCompletionQueue cq;
 
     @BeforeEach
     void open() {
@@ -50,12 +51,12 @@ class CompletionQueueConcurrencyTest {
         device.close();
     }
 
-    private IwCompletionQueue cq(int depth) {
-        cq = (IwCompletionQueue) device.createCompletionQueue(depth);
+    private KitCompletionQueue cq(int depth) {
+        cq = (KitCompletionQueue) device.createCompletionQueue(depth);
         return cq;
     }
 
-    private static boolean add(IwCompletionQueue cq, long wrId) {
+    private static boolean add(KitCompletionQueue cq, long wrId) {
         return cq.add(wrId, CompletionStatus.SUCCESS, CompletionOpcode.RECV, 8, 5, 0, 0, 0, null, 0);
     }
 
@@ -113,7 +114,7 @@ class CompletionQueueConcurrencyTest {
     @Test
     void twoThreadsAddingAtOnceToAQueueWithRoomLoseNothing() throws Exception {
         int depth = 1024;
-        IwCompletionQueue cq = cq(depth);
+        KitCompletionQueue cq = cq(depth);
         WorkCompletion[] out = WorkCompletion.array(depth);
         AtomicInteger start = new AtomicInteger(-1);
         for (int round = 0; round < 100; round++) {
@@ -145,7 +146,7 @@ class CompletionQueueConcurrencyTest {
     @Test
     void awaitWithNoTimeLeftTakesNothingItDoesNotReturn() throws Exception {
         int total = 20_000;
-        IwCompletionQueue cq = cq(64);
+        KitCompletionQueue cq = cq(64);
         AtomicLong taken = new AtomicLong();
         AtomicInteger start = new AtomicInteger(-1);
         // the producer keeps the queue far from full, adding at a pace the consumer can follow
@@ -186,7 +187,7 @@ class CompletionQueueConcurrencyTest {
     void everyCompletionTheQueueRefusedIsCountedAndEveryOneItTookIsPolledOnce() throws Exception {
         int limit = 1 << 22;
         int enough = 5_000;
-        IwCompletionQueue cq = cq(4);
+        KitCompletionQueue cq = cq(4);
         String overflows = device.name() + " cq " + cq.number() + " overflows";
         AtomicInteger start = new AtomicInteger(-1);
         AtomicInteger polledSoFar = new AtomicInteger();

@@ -1,6 +1,8 @@
 package dev.tandem.iwarp;
 
 import dev.tandem.iwarp.wire.RdmapOpcode;
+import dev.tandem.provider.KitCompletionQueue;
+import dev.tandem.provider.KitSharedReceiveQueue;
 import dev.tandem.ras.CounterSnapshot;
 import dev.tandem.ras.ProcessRas;
 import dev.tandem.ras.RasReader;
@@ -14,8 +16,8 @@ import dev.tandem.verbs.MemoryRegion;
 import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.ReceiveRequest;
-import dev.tandem.verbs.SharedReceiveQueue;
 import dev.tandem.verbs.Sge;
+import dev.tandem.verbs.SharedReceiveQueue;
 import dev.tandem.verbs.WorkCompletion;
 import dev.tandem.verbs.WorkRequest;
 import dev.tandem.verbs.WrFlags;
@@ -148,7 +150,7 @@ class ResourceCountersTest {
             try (CompletionQueue tiny = p.b.createCompletionQueue(1);
                  QueuePair client = p.pdA.createQueuePair(QueuePairConfig.of(p.cqA));
                  QueuePair server = p.pdB.createQueuePair(QueuePairConfig.of(tiny))) {
-                assertThat(((IwCompletionQueue) tiny).number()).isEqualTo(2);
+                assertThat(((KitCompletionQueue) tiny).number()).isEqualTo(2);
                 p.connect(client, server);
                 server.postReceive(new ReceiveRequest(1, new Sge(p.mrB, 0, 64)));
                 server.postReceive(new ReceiveRequest(2, new Sge(p.mrB, 64, 64)));
@@ -168,7 +170,7 @@ class ResourceCountersTest {
             try (SharedReceiveQueue srq = p.pdB.createSharedReceiveQueue(16, 1);
                  QueuePair client = p.pdA.createQueuePair(QueuePairConfig.of(p.cqA));
                  QueuePair server = p.pdB.createQueuePair(QueuePairConfig.of(p.cqB).withSrq(srq))) {
-                assertThat(((IwSharedReceiveQueue) srq).number()).isEqualTo(1);
+                assertThat(((KitSharedReceiveQueue) srq).number()).isEqualTo(1);
                 p.connect(client, server);
                 for (int i = 0; i < 5; i++) {
                     srq.postReceive(new ReceiveRequest(i, new Sge(p.mrB, 64L * i, 64)));

@@ -1,5 +1,6 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.ResourceLimits;
 import dev.tandem.ras.Counters;
 import dev.tandem.ras.ProcessRas;
 import dev.tandem.ras.RasConfig;

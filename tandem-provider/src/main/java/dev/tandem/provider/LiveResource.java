@@ -1,5 +1,7 @@
 package dev.tandem.provider;
 
+import dev.tandem.ras.ResourceSlot;
+
 /**
  * One open resource of an adapter as the owner table sees it: its kind, number, name and owner. The
  * adapter keeps one per open PD, MR, MW, CQ, QP, SRQ and listener, for leak reports, for naming rogue

@@ -1,6 +1,7 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 import dev.tandem.ras.Counter;
+import dev.tandem.ras.CounterType;
 
 /**
  * Counters of one memory region, {@code <adapter> mr <stag> bytes placed|remote accesses|access faults}:
@@ -9,33 +10,33 @@ import dev.tandem.ras.Counter;
  * refused (wrong key, PD, rights or bounds). Only the adapter's receivers write them, under its
  * progress lock, so updates are plain stores: no lock, no allocation.
  */
-final class MrCounters implements AutoCloseable {
+public final class MrCounters implements AutoCloseable {
     private final Counter bytesPlaced;
     private final Counter remoteAccesses;
     private final Counter accessFaults;
 
-    MrCounters(AdapterRas ras, int stag) {
-        Counter[] c = ras.resourceCounters(AdapterRas.TYPE_MR, String.format("mr 0x%08x", stag), stag & 0xFFFF_FFFFL,
+    MrCounters(ResourceRas ras, int stag) {
+        Counter[] c = ras.resourceCounters(CounterType.MR, String.format("mr 0x%08x", stag), stag & 0xFFFF_FFFFL,
                 "bytes placed", "remote accesses", "access faults");
         bytesPlaced = c[0];
         remoteAccesses = c[1];
         accessFaults = c[2];
     }
 
-    void placed(int bytes) {
+    public void placed(int bytes) {
         bytesPlaced.add(bytes);
     }
 
-    void remoteAccess() {
+    public void remoteAccess() {
         remoteAccesses.increment();
     }
 
-    void accessFault() {
+    public void accessFault() {
         accessFaults.increment();
     }
 
     @Override
     public void close() {
-        AdapterRas.closeAll(bytesPlaced, remoteAccesses, accessFaults);
+        ResourceRas.closeAll(bytesPlaced, remoteAccesses, accessFaults);
     }
 }

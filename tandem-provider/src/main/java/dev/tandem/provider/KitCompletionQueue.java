@@ -1,7 +1,5 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
-import dev.tandem.provider.SendQueue;
-import dev.tandem.provider.UseCount;
 import dev.tandem.verbs.AsyncErrorException;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionChannel;
@@ -11,6 +9,7 @@ import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.InvalidStateException;
 import dev.tandem.verbs.ResourceClosedException;
+import dev.tandem.verbs.ResourceInUseException;
 import dev.tandem.verbs.WorkCompletion;
 
 import java.time.Duration;
@@ -24,9 +23,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * A completion queue: a bounded lock-free ring of preallocated {@link WorkCompletion} slots that the
  * engine fills and the application copies out. Waiting is the only locked path.
  */
-final class IwCompletionQueue implements CompletionQueue {
+public final class KitCompletionQueue implements CompletionQueue, TrackedResource {
 
-    private final IwarpDevice device;
+    private final DeviceCore device;
+    private final Transport transport;
     private final int depth;
     private final WorkCompletion[] slots;
     /** For send completions: the send queue and position to release when the entry is polled. */
@@ -56,15 +56,16 @@ final class IwCompletionQueue implements CompletionQueue {
     private static final int ANY = 1;
     private static final int SOLICITED = 2;
     /** The QPs created with this CQ: it cannot be closed under them. */
-    final UseCount users = new UseCount();
+    private final UseCount users = new UseCount();
 
     private final CqCounters counters;
 
-    IwCompletionQueue(IwarpDevice device, int depth, CompletionChannel channel) {
+    KitCompletionQueue(DeviceCore device, int depth, CompletionChannel channel) {
         if (depth <= 0 || depth > device.attributes().maxCqDepth()) {
             throw new InvalidArgumentException("completion queue depth " + depth + " must be within 1.." + device.attributes().maxCqDepth());
         }
         this.device = device;
+        this.transport = device.transport();
         this.depth = depth;
         int capacity = Integer.highestOneBit(Math.max(2, depth - 1)) << 1;
         slots = WorkCompletion.array(capacity);
@@ -78,13 +79,24 @@ final class IwCompletionQueue implements CompletionQueue {
         counters = new CqCounters(device.ras());
         this.channel = channel;
         if (channel != null) {
-            channel.attach(this, device::pollerLeaving);
+            channel.attach(this, transport::pollerLeaving);
         }
     }
 
     /** Number of this CQ within its adapter, as its counter labels show it ({@code <adapter> cq <n> ...}). */
-    int number() {
+    @Override
+    public long number() {
         return counters.number;
+    }
+
+    @Override
+    public ResourceKind kind() {
+        return ResourceKind.CQ;
+    }
+
+    /** The QPs created with this CQ: it cannot be closed under them. */
+    public UseCount users() {
+        return users;
     }
 
     @Override
@@ -96,7 +108,7 @@ final class IwCompletionQueue implements CompletionQueue {
      * Adds a completion (engine side). Returns false when the queue is full: the caller then treats it
      * as an overrun.
      */
-    boolean add(long wrId, CompletionStatus status, CompletionOpcode opcode, long byteLength, int qpNumber,
+    public boolean add(long wrId, CompletionStatus status, CompletionOpcode opcode, long byteLength, int qpNumber,
                 int invalidatedStag, int flags, int vendorError, SendQueue sq, long sqPosition) {
         while (true) {
             long pos = tail.get();
@@ -193,9 +205,9 @@ final class IwCompletionQueue implements CompletionQueue {
             throw new InvalidArgumentException("poll: offset " + offset + " and max " + max + " do not fit an array of " + out.length);
         }
         int n = drain(out, offset, max);
-        if (device.progressOnPoll()) {
-            device.notePoll();
-            if (n == 0 && device.progress() > 0) {
+        if (transport.progressOnPoll()) {
+            transport.notePoll();
+            if (n == 0 && transport.progress() > 0) {
                 n = drain(out, offset, max);
             }
         }
@@ -224,7 +236,7 @@ final class IwCompletionQueue implements CompletionQueue {
         return n;
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return sequences.get((int) (head.get() & mask)) != head.get() + 1;
     }
 
@@ -259,7 +271,7 @@ final class IwCompletionQueue implements CompletionQueue {
         if (closed) {
             throw new ResourceClosedException("completion queue is closed");
         }
-        device.pollerLeaving();
+        transport.pollerLeaving();
         waitLock.lock();
         try {
             waiters++;
@@ -281,7 +293,7 @@ final class IwCompletionQueue implements CompletionQueue {
         }
     }
 
-    boolean isClosed() {
+    public boolean isClosed() {
         return closed;
     }
 

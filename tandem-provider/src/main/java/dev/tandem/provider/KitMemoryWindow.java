@@ -1,18 +1,18 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 import dev.tandem.verbs.MemoryWindow;
 import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.STag;
 
 /** A type-2 memory window; its state lives in its {@link StagEntry} and changes only through the send queue. */
-final class IwMemoryWindow implements MemoryWindow {
-    private final IwProtectionDomain pd;
-    final StagEntry entry;
+public final class KitMemoryWindow implements MemoryWindow, TrackedResource {
+    private final KitProtectionDomain pd;
+    private final StagEntry entry;
     private volatile boolean closed;
 
-    IwMemoryWindow(IwProtectionDomain pd) {
+    KitMemoryWindow(KitProtectionDomain pd) {
         this.pd = pd;
-        this.entry = pd.device().stags().allocate(pd, true);
+        this.entry = pd.core().stags().allocate(pd, true);
         entry.valid = false;
     }
 
@@ -21,8 +21,24 @@ final class IwMemoryWindow implements MemoryWindow {
         return pd;
     }
 
-    IwProtectionDomain iwPd() {
+    /** The kit's own PD (the same object as {@link #pd()}). */
+    public KitProtectionDomain kitPd() {
         return pd;
+    }
+
+    /** Its STag's entry: the bound range and rights, changed only through the send queue. */
+    public StagEntry entry() {
+        return entry;
+    }
+
+    @Override
+    public ResourceKind kind() {
+        return ResourceKind.MW;
+    }
+
+    @Override
+    public long number() {
+        return entry.stag() & 0xFFFF_FFFFL;
     }
 
     @Override
@@ -35,7 +51,7 @@ final class IwMemoryWindow implements MemoryWindow {
         return entry.valid && !closed;
     }
 
-    boolean isClosed() {
+    public boolean isClosed() {
         return closed;
     }
 
@@ -43,7 +59,7 @@ final class IwMemoryWindow implements MemoryWindow {
     public synchronized void close() {
         if (!closed) {
             closed = true;
-            pd.device().stags().release(entry);
+            pd.core().stags().release(entry);
             pd.forget(this);
         }
     }

@@ -1,5 +1,6 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.KitCompletionQueue;
 import dev.tandem.provider.SendQueue;
 import dev.tandem.ras.CounterSnapshot;
 import dev.tandem.ras.ProcessRas;
@@ -38,7 +39,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * completions in order, frees a send-queue slot when (and only when) its completion is polled, and
  * wakes, times out, or refuses waiters as the verbs promise.
  */
-class IwCompletionQueueTest {
+class KitCompletionQueueTest {
     private static final Duration LONG = Duration.ofMinutes(1);
 
     private IwarpDevice device;
@@ -57,14 +58,14 @@ class IwCompletionQueueTest {
         device.close();
     }
 
-    private IwCompletionQueue cq(int depth) {
-        IwCompletionQueue cq = (IwCompletionQueue) device.createCompletionQueue(depth);
+    private KitCompletionQueue cq(int depth) {
+        KitCompletionQueue cq = (KitCompletionQueue) device.createCompletionQueue(depth);
         opened.add(cq);
         return cq;
     }
 
     /** Adds a successful receive completion as the engine does for an arriving Send. */
-    private static boolean addReceive(IwCompletionQueue cq, long wrId, int flags) {
+    private static boolean addReceive(KitCompletionQueue cq, long wrId, int flags) {
         return cq.add(wrId, CompletionStatus.SUCCESS, CompletionOpcode.RECV, 64, 7, 0, flags, 0, null, 0);
     }
 
@@ -152,7 +153,7 @@ class IwCompletionQueueTest {
     @Test
     void aQueueCarriesFarMoreCompletionsThanItsDepthWhenTheyArePolled() {
         for (int depth : new int[] {4, 5}) {
-            IwCompletionQueue cq = cq(depth);
+            KitCompletionQueue cq = cq(depth);
             WorkCompletion[] out = WorkCompletion.array(depth);
             long wrId = 0;
             for (int lap = 0; lap < 20; lap++) {
@@ -173,7 +174,7 @@ class IwCompletionQueueTest {
 
     @Test
     void theDepthNotTheRingSizeDecidesWhenTheQueueOverflowsAndTheErrorIsReportedOnce() {
-        IwCompletionQueue cq = cq(5);
+        KitCompletionQueue cq = cq(5);
         for (int i = 0; i < 5; i++) {
             assertThat(addReceive(cq, i, 0)).as("completion " + i + " of a queue of depth 5").isTrue();
         }
@@ -202,7 +203,7 @@ class IwCompletionQueueTest {
 
     @Test
     void pollFillsExactlyTheSliceItIsGiven() {
-        IwCompletionQueue cq = cq(8);
+        KitCompletionQueue cq = cq(8);
         for (int i = 0; i < 3; i++) {
             addReceive(cq, 10 + i, 0);
         }
@@ -224,7 +225,7 @@ class IwCompletionQueueTest {
 
     @Test
     void theHighWaterCounterCountsCompletionsQueuedAtOnceNotEverAdded() {
-        IwCompletionQueue cq = cq(8);
+        KitCompletionQueue cq = cq(8);
         String label = device.name() + " cq " + cq.number() + " high water";
         WorkCompletion[] out = WorkCompletion.array(8);
         for (int lap = 0; lap < 4; lap++) {
@@ -239,7 +240,7 @@ class IwCompletionQueueTest {
 
     @Test
     void aSendQueueSlotIsFreeOnceItsCompletionWasPolledAndNotBefore() {
-        IwCompletionQueue cq = cq(8);
+        KitCompletionQueue cq = cq(8);
         SendQueue sq = new SendQueue(1, 0);
         SendQueue.Emitter toCq = (wr, status, vendorError, position) ->
                 cq.add(wr.wrId(), status, CompletionOpcode.SEND, 0, 3, 0, 0, vendorError, sq, position);
@@ -260,7 +261,7 @@ class IwCompletionQueueTest {
 
     @Test
     void aCompletionAlreadyQueuedSatisfiesAnUnfilteredWaitButNotASolicitedOnlyOne() {
-        IwCompletionQueue cq = cq(4);
+        KitCompletionQueue cq = cq(4);
         assertThat(cq.awaitEvent(false, Duration.ZERO)).as("awaitEvent on an empty queue").isFalse();
         addReceive(cq, 1, 0);
         assertThat(cq.awaitEvent(false, Duration.ZERO)).as("awaitEvent(solicitedOnly=false) with a completion queued").isTrue();
@@ -272,7 +273,7 @@ class IwCompletionQueueTest {
 
     @Test
     void anUnsolicitedCompletionThatWokeAnotherWaiterDoesNotSatisfyASolicitedOnlyWait() throws Exception {
-        IwCompletionQueue cq = cq(4);
+        KitCompletionQueue cq = cq(4);
         Waiter<Boolean> any = new Waiter<>("awaitEvent-any", () -> cq.awaitEvent(false, LONG));
         any.cause();
         addReceive(cq, 1, 0);
@@ -288,7 +289,7 @@ class IwCompletionQueueTest {
 
     @Test
     void awaitBlocksUntilACompletionIsAddedAndReturnsIt() throws Exception {
-        IwCompletionQueue cq = cq(4);
+        KitCompletionQueue cq = cq(4);
         WorkCompletion[] out = WorkCompletion.array(4);
         Waiter<Integer> waiter = new Waiter<>("await", () -> cq.await(out, LONG));
         waiter.cause();
@@ -299,7 +300,7 @@ class IwCompletionQueueTest {
 
     @Test
     void awaitOnAnIdleQueueReturnsNothingOnceItsTimeoutPassed() {
-        IwCompletionQueue cq = cq(4);
+        KitCompletionQueue cq = cq(4);
         WorkCompletion[] out = WorkCompletion.array(4);
         assertThat(cq.await(out, Duration.ZERO)).isZero();
         assertThat(cq.await(out, Duration.ofMillis(20))).isZero();
@@ -310,7 +311,7 @@ class IwCompletionQueueTest {
 
     @Test
     void aCompletionAddedJustAsAThreadStartsToWaitIsNeverMissed() throws Exception {
-        IwCompletionQueue cq = cq(4);
+        KitCompletionQueue cq = cq(4);
         AtomicInteger aboutToWait = new AtomicInteger(-1);
         AtomicInteger added = new AtomicInteger(-1);
         int rounds = 1_000;
@@ -352,7 +353,7 @@ class IwCompletionQueueTest {
 
     @Test
     void closingTheQueueWakesItsWaiters() throws Exception {
-        IwCompletionQueue cq = cq(4);
+        KitCompletionQueue cq = cq(4);
         WorkCompletion[] out = WorkCompletion.array(4);
         Waiter<Integer> await = new Waiter<>("await", () -> cq.await(out, LONG));
         Waiter<Boolean> event = new Waiter<>("awaitEvent", () -> cq.awaitEvent(true, LONG));
@@ -367,7 +368,7 @@ class IwCompletionQueueTest {
 
     @Test
     void anInterruptedWaitReturnsEmptyHandedAndKeepsTheInterrupt() throws Exception {
-        IwCompletionQueue cq = cq(4);
+        KitCompletionQueue cq = cq(4);
         Waiter<Boolean> event = new Waiter<>("awaitEvent", () -> cq.awaitEvent(false, LONG));
         event.cause();
         event.thread.interrupt();

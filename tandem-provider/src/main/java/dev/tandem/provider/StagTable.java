@@ -1,4 +1,4 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 import dev.tandem.verbs.InvalidStateException;
 import dev.tandem.verbs.MemoryRegion;
@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * up, the array is rebuilt without them and the new one published, while lookups in flight finish
  * on the old one (an entry released meanwhile is already invalid).
  */
-final class StagTable {
+public final class StagTable {
     /** Marks a released slot: probes go past it; its index matches no STag. */
     private static final StagEntry TOMBSTONE = new StagEntry(-1, null, false);
 
@@ -40,12 +40,12 @@ final class StagTable {
     }
 
     /** How many entries may be live at once. */
-    int capacity() {
+    public int capacity() {
         return capacity;
     }
 
     /** A new entry with the next STag of the source. */
-    synchronized StagEntry allocate(IwProtectionDomain pd, boolean window) {
+    synchronized StagEntry allocate(KitProtectionDomain pd, boolean window) {
         checkRoom();
         return place(nextFromSource(), pd, window);
     }
@@ -71,7 +71,7 @@ final class StagTable {
     }
 
     /** Invalidates {@code e}, removes it and gives its STag back to the source; twice is harmless. */
-    synchronized void release(StagEntry e) {
+    public synchronized void release(StagEntry e) {
         e.valid = false;
         AtomicReferenceArray<StagEntry> a = slots;
         int mask = a.length() - 1;
@@ -90,12 +90,12 @@ final class StagTable {
         }
     }
 
-    synchronized int live() {
+    public synchronized int live() {
         return live;
     }
 
     /** The entry at the STag's index, or null; the caller checks key, validity and rights. Lock-free. */
-    StagEntry lookup(int stag) {
+    public StagEntry lookup(int stag) {
         int index = stag >>> 8;
         AtomicReferenceArray<StagEntry> a = slots;
         int mask = a.length() - 1;
@@ -113,13 +113,13 @@ final class StagTable {
      * region under the same lkey over the same memory (a region of another adapter of the node, which
      * a shared STag source registered here too); null when this adapter has no such region.
      */
-    IwMemoryRegion resolve(MemoryRegion r) {
-        if (r instanceof IwMemoryRegion own && own.iwPd().device().stags() == this) {
+    public KitMemoryRegion resolve(MemoryRegion r) {
+        if (r instanceof KitMemoryRegion own && own.kitPd().core().stags() == this) {
             return own;
         }
         int lkey = r.lkey();
         StagEntry e = lookup(lkey);
-        IwMemoryRegion twin = e == null || e.window || !e.valid || e.key != (lkey & 0xFF) ? null : e.region;
+        KitMemoryRegion twin = e == null || e.window || !e.valid || e.key != (lkey & 0xFF) ? null : e.region;
         return twin != null && sameMemory(twin.segment(), r.segment()) ? twin : null;
     }
 
@@ -132,7 +132,7 @@ final class StagTable {
      * Why {@code r} has no region on this adapter ({@link #resolve} gave null), for the error a post
      * of it gets.
      */
-    String whyUnresolved(MemoryRegion r) {
+    public String whyUnresolved(MemoryRegion r) {
         int lkey = r.lkey();
         StagEntry e = lookup(lkey);
         if (e == null || e.window || e.key != (lkey & 0xFF) || e.region == null) {
@@ -151,7 +151,7 @@ final class StagTable {
      *
      * @throws QueueFullException when {@code capacity} entries are live
      */
-    synchronized StagEntry insert(int stag, IwProtectionDomain pd, boolean window) {
+    synchronized StagEntry insert(int stag, KitProtectionDomain pd, boolean window) {
         int index = stag >>> 8;
         if (index == 0 || contains(index)) {
             throw new IllegalArgumentException("STag index " + index + " is 0 or live; the source must choose another");
@@ -160,7 +160,7 @@ final class StagTable {
         return place(stag, pd, window);
     }
 
-    private StagEntry place(int stag, IwProtectionDomain pd, boolean window) {
+    private StagEntry place(int stag, KitProtectionDomain pd, boolean window) {
         int index = stag >>> 8;
         if (live + tombstones + 1 > slots.length() / 4 * 3) {
             rebuild();

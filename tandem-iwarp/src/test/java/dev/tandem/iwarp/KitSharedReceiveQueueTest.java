@@ -1,5 +1,6 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.provider.KitSharedReceiveQueue;
 import dev.tandem.verbs.Access;
 import dev.tandem.verbs.AsyncEvent;
 import dev.tandem.verbs.AsyncEventType;
@@ -27,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The shared receive queue's limits as the adapter states them, its exact capacity, and its one-shot
  * limit event as the engine takes buffers for arriving Sends.
  */
-class IwSharedReceiveQueueTest {
+class KitSharedReceiveQueueTest {
     private final Arena arena = Arena.ofConfined();
     private IwarpDevice device;
     private ProtectionDomain pd;
@@ -52,10 +53,10 @@ class IwSharedReceiveQueueTest {
         arena.close();
     }
 
-    private IwSharedReceiveQueue srq(int maxWr, int maxSge) {
+    private KitSharedReceiveQueue srq(int maxWr, int maxSge) {
         SharedReceiveQueue srq = pd.createSharedReceiveQueue(maxWr, maxSge);
         opened.add(srq);
-        return (IwSharedReceiveQueue) srq;
+        return (KitSharedReceiveQueue) srq;
     }
 
     private void post(SharedReceiveQueue srq, int n) {
@@ -113,7 +114,7 @@ class IwSharedReceiveQueueTest {
 
     @Test
     void theLimitEventFiresOnceWhenPostedBuffersDropBelowTheLimitNotWhenTheyReachIt() {
-        IwSharedReceiveQueue srq = srq(8, 1);
+        KitSharedReceiveQueue srq = srq(8, 1);
         post(srq, 4);
         srq.armLimit(2);
         // the engine takes one buffer per arriving Send; the event is raised before take returns
@@ -131,7 +132,7 @@ class IwSharedReceiveQueueTest {
 
     @Test
     void aLimitOfMaxWrFiresAtTheFirstBufferTaken() {
-        IwSharedReceiveQueue srq = srq(4, 1);
+        KitSharedReceiveQueue srq = srq(4, 1);
         post(srq, 4);
         srq.armLimit(4);
         assertThat(srq.take()).isNotNull();
@@ -140,7 +141,7 @@ class IwSharedReceiveQueueTest {
 
     @Test
     void anArmedLimitDoesNotFireForASendThatFindsNoBuffer() {
-        IwSharedReceiveQueue srq = srq(4, 1);
+        KitSharedReceiveQueue srq = srq(4, 1);
         srq.armLimit(2);
         assertThat(srq.take()).as("a Send finding the queue empty").isNull();
         assertThat(limitEvents(srq)).as("nothing was taken, so the posted count did not drop").isEmpty();

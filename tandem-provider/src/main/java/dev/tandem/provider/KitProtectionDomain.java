@@ -1,4 +1,4 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.MemoryRegion;
@@ -6,6 +6,7 @@ import dev.tandem.verbs.MemoryWindow;
 import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.QueuePairConfig;
+import dev.tandem.verbs.RdmaDevice;
 import dev.tandem.verbs.ResourceClosedException;
 import dev.tandem.verbs.SharedReceiveQueue;
 
@@ -15,19 +16,36 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** A protection domain of the software adapter; closing it closes what was created in it. */
-final class IwProtectionDomain implements ProtectionDomain {
-    private final IwarpDevice device;
+/** A protection domain of an adapter; closing it closes what was created in it. */
+public final class KitProtectionDomain implements ProtectionDomain, TrackedResource {
+    private final DeviceCore device;
+    private final int number;
     private final Set<AutoCloseable> children = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    IwProtectionDomain(IwarpDevice device) {
+    KitProtectionDomain(DeviceCore device) {
         this.device = device;
+        this.number = device.ras().nextNumber(ResourceKind.PD);
     }
 
     @Override
-    public IwarpDevice device() {
+    public RdmaDevice device() {
+        return device.device();
+    }
+
+    /** The adapter's core this PD belongs to. */
+    public DeviceCore core() {
         return device;
+    }
+
+    @Override
+    public ResourceKind kind() {
+        return ResourceKind.PD;
+    }
+
+    @Override
+    public long number() {
+        return number;
     }
 
     @Override
@@ -35,7 +53,7 @@ final class IwProtectionDomain implements ProtectionDomain {
         device.enter();
         try {
             checkOpen();
-            return remember(device.create(ResourceLimits.Kind.STAG, () -> new IwMemoryRegion(this, segment, access)));
+            return remember(device.create(ResourceKind.MR, () -> new KitMemoryRegion(this, segment, access)));
         } finally {
             device.leave();
         }
@@ -46,7 +64,7 @@ final class IwProtectionDomain implements ProtectionDomain {
         device.enter();
         try {
             checkOpen();
-            return remember(device.create(ResourceLimits.Kind.STAG, () -> new IwMemoryWindow(this)));
+            return remember(device.create(ResourceKind.MW, () -> new KitMemoryWindow(this)));
         } finally {
             device.leave();
         }
@@ -71,24 +89,26 @@ final class IwProtectionDomain implements ProtectionDomain {
         device.enter();
         try {
             checkOpen();
-            return remember(device.create(ResourceLimits.Kind.SHARED_RECEIVE_QUEUE, () -> new IwSharedReceiveQueue(this, maxWr, maxSge)));
+            return remember(device.create(ResourceKind.SRQ, () -> new KitSharedReceiveQueue(this, maxWr, maxSge)));
         } finally {
             device.leave();
         }
     }
 
-    private <T extends AutoCloseable> T remember(T child) {
+    private <T extends TrackedResource> T remember(T child) {
         children.add(child);
         device.track(child);
         return child;
     }
 
-    void forget(AutoCloseable child) {
+    /** A resource of this PD closed. */
+    public void forget(TrackedResource child) {
         children.remove(child);
         device.untrack(child);
     }
 
-    void checkOpen() {
+    /** Throws when this PD or its adapter is closed (or the adapter failed). */
+    public void checkOpen() {
         if (closed) {
             throw new ResourceClosedException("protection domain of " + device.name() + " is closed");
         }
@@ -103,7 +123,7 @@ final class IwProtectionDomain implements ProtectionDomain {
         closed = true;
         List<AutoCloseable> all = new ArrayList<>(children);
         // QPs first (they reference regions), then windows, regions and SRQs.
-        all.sort(IwarpDevice.CLOSE_ORDER);
+        all.sort(DeviceCore.CLOSE_ORDER);
         for (AutoCloseable c : all) {
             try {
                 c.close();

@@ -1,45 +1,55 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
-import dev.tandem.provider.MpmcRing;
-import dev.tandem.provider.UseCount;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QueueFullException;
 import dev.tandem.verbs.ReceiveRequest;
 import dev.tandem.verbs.ResourceClosedException;
+import dev.tandem.verbs.ResourceInUseException;
 import dev.tandem.verbs.SharedReceiveQueue;
 
 /** Receive buffers shared by the QPs of one PD, with the one-shot limit event. */
-final class IwSharedReceiveQueue implements SharedReceiveQueue {
-    private final IwProtectionDomain pd;
+public final class KitSharedReceiveQueue implements SharedReceiveQueue, TrackedResource {
+    private final KitProtectionDomain pd;
     private final int maxWr;
     private final int maxSge;
     private final MpmcRing<ReceiveRequest> ring;
     private volatile int limit;
     private volatile boolean closed;
     /** The QPs created with this SRQ: it cannot be closed under them. */
-    final UseCount users = new UseCount();
+    private final UseCount users = new UseCount();
     private final SrqCounters counters;
 
-    IwSharedReceiveQueue(IwProtectionDomain pd, int maxWr, int maxSge) {
-        int maxDepth = pd.device().attributes().maxQueuePairDepth();
+    KitSharedReceiveQueue(KitProtectionDomain pd, int maxWr, int maxSge) {
+        int maxDepth = pd.core().attributes().maxQueuePairDepth();
         if (maxWr <= 0 || maxWr > maxDepth) {
             throw new InvalidArgumentException("shared receive queue maxWr " + maxWr + " must be within 1.." + maxDepth);
         }
-        if (maxSge <= 0 || maxSge > pd.device().attributes().maxSge()) {
-            throw new InvalidArgumentException("shared receive queue maxSge " + maxSge + " must be within 1.." + pd.device().attributes().maxSge());
+        if (maxSge <= 0 || maxSge > pd.core().attributes().maxSge()) {
+            throw new InvalidArgumentException("shared receive queue maxSge " + maxSge + " must be within 1.." + pd.core().attributes().maxSge());
         }
         this.pd = pd;
         this.maxWr = maxWr;
         this.maxSge = maxSge;
         this.ring = new MpmcRing<>(maxWr);
-        this.counters = new SrqCounters(pd.device().ras());
+        this.counters = new SrqCounters(pd.core().ras());
     }
 
     /** Number of this SRQ within its adapter, as its counter labels show it ({@code <adapter> srq <n> ...}). */
-    int number() {
+    @Override
+    public long number() {
         return counters.number;
+    }
+
+    @Override
+    public ResourceKind kind() {
+        return ResourceKind.SRQ;
+    }
+
+    /** The QPs created with this SRQ: it cannot be closed under them. */
+    public UseCount users() {
+        return users;
     }
 
     @Override
@@ -59,11 +69,11 @@ final class IwSharedReceiveQueue implements SharedReceiveQueue {
 
     @Override
     public void postReceive(ReceiveRequest request) {
-        pd.device().enter();
+        pd.core().enter();
         try {
             postReceiveInside(request);
         } finally {
-            pd.device().leave();
+            pd.core().leave();
         }
     }
 
@@ -79,7 +89,7 @@ final class IwSharedReceiveQueue implements SharedReceiveQueue {
     }
 
     /** Takes the next buffer for an arriving Send (engine side), firing the limit event if armed. */
-    ReceiveRequest take() {
+    public ReceiveRequest take() {
         ReceiveRequest r = ring.poll();
         if (r != null) {
             counters.consumed();
@@ -87,7 +97,7 @@ final class IwSharedReceiveQueue implements SharedReceiveQueue {
         int l = limit;
         if (r != null && l > 0 && ring.size() < l) {
             limit = 0;
-            pd.device().raise(AsyncEventType.SRQ_LIMIT_REACHED, this, "posted buffers dropped below the armed limit of " + l);
+            pd.core().raise(AsyncEventType.SRQ_LIMIT_REACHED, this, "posted buffers dropped below the armed limit of " + l);
         }
         return r;
     }
@@ -99,11 +109,11 @@ final class IwSharedReceiveQueue implements SharedReceiveQueue {
 
     @Override
     public void armLimit(int newLimit) {
-        pd.device().enter();
+        pd.core().enter();
         try {
             armLimitInside(newLimit);
         } finally {
-            pd.device().leave();
+            pd.core().leave();
         }
     }
 
@@ -121,7 +131,7 @@ final class IwSharedReceiveQueue implements SharedReceiveQueue {
         }
         int n = users.close();
         if (n > 0) {
-            throw new dev.tandem.verbs.ResourceInUseException("shared receive queue " + number() + " of " + pd.device().name() + " is used by " + n
+            throw new dev.tandem.verbs.ResourceInUseException("shared receive queue " + number() + " of " + pd.core().name() + " is used by " + n
                     + " queue pair(s); close them before the SRQ (it stays open)");
         }
         closed = true;

@@ -1,4 +1,4 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 import dev.tandem.verbs.Access;
 import dev.tandem.verbs.InvalidArgumentException;
@@ -11,11 +11,11 @@ import dev.tandem.verbs.Sge;
 import java.util.List;
 
 /** Post-time checks of scatter/gather lists: each failure names the entry and what was wrong. */
-final class Validation {
+public final class Validation {
     private Validation() {
     }
 
-    static void checkReceive(ReceiveRequest request, IwProtectionDomain pd, int maxSge, String queue, int qpNumber) {
+    public static void checkReceive(ReceiveRequest request, KitProtectionDomain pd, int maxSge, String queue, int qpNumber) {
         if (request == null) {
             throw new InvalidArgumentException("postReceive: request is null");
         }
@@ -26,7 +26,7 @@ final class Validation {
      * Checks count, ownership, PD, bounds and rights of every entry; returns the total length. The
      * message parts are joined only when a check fails, so a passing check allocates nothing.
      */
-    static long checkSgl(List<Sge> sgl, IwProtectionDomain pd, int maxSge, int requiredAccess,
+    public static long checkSgl(List<Sge> sgl, KitProtectionDomain pd, int maxSge, int requiredAccess,
                          String queue, int qpNumber, String kind, long wrId) {
         int n = sgl.size();
         if (n > maxSge) {
@@ -36,15 +36,15 @@ final class Validation {
         for (int i = 0; i < n; i++) {
             Sge sge = sgl.get(i);
             MemoryRegion r = sge.region();
-            IwMemoryRegion mr = pd.device().stags().resolve(r);
+            KitMemoryRegion mr = pd.core().stags().resolve(r);
             if (mr == null) {
                 throw new LocalProtectionException(what(queue, qpNumber, kind, wrId) + " SGE " + i + ": region " + r + " is not one of adapter "
-                        + pd.device().name() + ": " + pd.device().stags().whyUnresolved(r));
+                        + pd.core().name() + ": " + pd.core().stags().whyUnresolved(r));
             }
-            if (mr.isClosed() || !mr.entry.valid) {
+            if (mr.isClosed() || !mr.entry().valid) {
                 throw new LocalProtectionException(what(queue, qpNumber, kind, wrId) + " SGE " + i + ": lkey " + STag.format(mr.lkey()) + " is not valid (region deregistered)");
             }
-            if (mr.iwPd() != pd) {
+            if (mr.kitPd() != pd) {
                 throw new LocalProtectionException(what(queue, qpNumber, kind, wrId) + " SGE " + i + ": lkey " + STag.format(mr.lkey())
                         + " belongs to another protection domain than the queue's");
             }
@@ -61,7 +61,7 @@ final class Validation {
         return total;
     }
 
-    static String what(String queue, int qpNumber, String kind, long wrId) {
+    public static String what(String queue, int qpNumber, String kind, long wrId) {
         return (qpNumber >= 0 ? queue + " " + qpNumber : queue) + " " + kind + " wrId " + wrId;
     }
 }

@@ -1,26 +1,27 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 import dev.tandem.verbs.Access;
 import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.MemoryRegion;
 import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.ResourceClosedException;
+import dev.tandem.verbs.STag;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
-/** A registered region of the software adapter: a segment, its STag entry and one buffer view. */
-final class IwMemoryRegion implements MemoryRegion {
-    private final IwProtectionDomain pd;
+/** A registered region of an adapter: a segment, its STag entry and one buffer view. */
+public final class KitMemoryRegion implements MemoryRegion, TrackedResource {
+    private final KitProtectionDomain pd;
     private final MemorySegment segment;
     /** The current STag's entry; reregister replaces it. */
-    volatile StagEntry entry;
+    private volatile StagEntry entry;
     /** The whole segment as a buffer; the engine works on duplicates of it. */
-    final ByteBuffer buffer;
+    private final ByteBuffer buffer;
     private volatile boolean closed;
     private final MrCounters counters;
 
-    IwMemoryRegion(IwProtectionDomain pd, MemorySegment segment, int access) {
+    KitMemoryRegion(KitProtectionDomain pd, MemorySegment segment, int access) {
         if (segment == null) {
             throw new InvalidArgumentException("registerMemory: segment is null");
         }
@@ -35,15 +36,15 @@ final class IwMemoryRegion implements MemoryRegion {
         this.pd = pd;
         this.segment = segment;
         this.buffer = segment.asByteBuffer();
-        this.entry = pd.device().stags().allocate(pd, false);
+        this.entry = pd.core().stags().allocate(pd, false);
         entry.region = this;
         entry.base = 0;
         entry.length = segment.byteSize();
         entry.access = access;
         try {
-            this.counters = new MrCounters(pd.device().ras(), entry.stag());
+            this.counters = new MrCounters(pd.core().ras(), entry.stag());
         } catch (RuntimeException e) {
-            pd.device().stags().release(entry);
+            pd.core().stags().release(entry);
             throw e;
         }
         entry.valid = true;
@@ -54,8 +55,29 @@ final class IwMemoryRegion implements MemoryRegion {
         return pd;
     }
 
-    IwProtectionDomain iwPd() {
+    /** The kit's own PD (the same object as {@link #pd()}). */
+    public KitProtectionDomain kitPd() {
         return pd;
+    }
+
+    /** The current STag's entry (reregister replaces it). */
+    public StagEntry entry() {
+        return entry;
+    }
+
+    /** The whole segment as a buffer; the engine works on duplicates of it. */
+    public ByteBuffer buffer() {
+        return buffer;
+    }
+
+    @Override
+    public ResourceKind kind() {
+        return ResourceKind.MR;
+    }
+
+    @Override
+    public long number() {
+        return entry.stag() & 0xFFFF_FFFFL;
     }
 
     @Override
@@ -80,18 +102,18 @@ final class IwMemoryRegion implements MemoryRegion {
 
     @Override
     public synchronized int reregister(int access) {
-        pd.device().enter();
+        pd.core().enter();
         try {
             return reregisterInside(access);
         } finally {
-            pd.device().leave();
+            pd.core().leave();
         }
     }
 
     private synchronized int reregisterInside(int access) {
         checkOpen();
         Access.validate(access);
-        StagEntry fresh = pd.device().stags().reissue(entry);
+        StagEntry fresh = pd.core().stags().reissue(entry);
         fresh.region = this;
         fresh.base = 0;
         fresh.length = segment.byteSize();
@@ -112,12 +134,12 @@ final class IwMemoryRegion implements MemoryRegion {
         }
     }
 
-    boolean isClosed() {
+    public boolean isClosed() {
         return closed;
     }
 
     /** Placement counters; the receiver updates them under the adapter's progress lock. */
-    MrCounters counters() {
+    public MrCounters counters() {
         return counters;
     }
 
@@ -125,7 +147,7 @@ final class IwMemoryRegion implements MemoryRegion {
     public synchronized void close() {
         if (!closed) {
             closed = true;
-            pd.device().stags().release(entry);
+            pd.core().stags().release(entry);
             counters.close(); // before its slot goes back: a region that closed makes room for the next in full
             pd.forget(this);
         }

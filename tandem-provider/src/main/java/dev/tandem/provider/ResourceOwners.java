@@ -1,15 +1,10 @@
-package dev.tandem.iwarp;
-
-import dev.tandem.provider.LiveResource;
-import dev.tandem.provider.Owner;
+package dev.tandem.provider;
 
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An adapter's table of open resources and their owners: who created each PD, MR, MW, CQ, QP, SRQ
@@ -18,13 +13,12 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class ResourceOwners {
     private final String adapter;
-    private final AdapterRas ras;
+    private final ResourceRas ras;
     /** Called after a resource left the table (a reset waits for owners this way). */
     private final Runnable onRelease;
     private final Map<Object, LiveResource> live = new ConcurrentHashMap<>();
-    private final AtomicLong ids = new AtomicLong(1);
 
-    ResourceOwners(String adapter, AdapterRas ras, Runnable onRelease) {
+    ResourceOwners(String adapter, ResourceRas ras, Runnable onRelease) {
         this.adapter = adapter;
         this.ras = ras;
         this.onRelease = onRelease;
@@ -34,50 +28,12 @@ final class ResourceOwners {
      * Records a new resource and its owner (the creating thread and call site), named as in the
      * counter labels ({@code <adapter> qp 3}, {@code <adapter> mr 0x00000100}, {@code <adapter> cq 1}).
      */
-    void track(AutoCloseable r) {
-        String kind;
-        long id;
-        String label;
-        switch (r) {
-            case IwQueuePair q -> {
-                kind = "QP";
-                id = q.qpNumber();
-                label = "qp " + id;
-            }
-            case IwMemoryRegion m -> {
-                kind = "MR";
-                id = m.lkey() & 0xFFFF_FFFFL;
-                label = String.format("mr 0x%08x", m.lkey());
-            }
-            case IwMemoryWindow w -> {
-                kind = "MW";
-                id = w.rkey() & 0xFFFF_FFFFL;
-                label = String.format("mw 0x%08x", w.rkey());
-            }
-            case IwListener l -> {
-                kind = "LISTENER";
-                id = l.localAddress().getPort();
-                label = "listener " + id;
-            }
-            case IwCompletionQueue c -> {
-                kind = "CQ";
-                id = c.number();
-                label = "cq " + id;
-            }
-            case IwSharedReceiveQueue q -> {
-                kind = "SRQ";
-                id = q.number();
-                label = "srq " + id;
-            }
-            default -> {
-                kind = r instanceof IwProtectionDomain ? "PD" : r.getClass().getSimpleName();
-                id = ids.getAndIncrement();
-                label = kind.toLowerCase(Locale.ROOT) + " " + id;
-            }
-        }
+    void track(TrackedResource r) {
+        ResourceKind kind = r.kind();
+        long id = r.number();
         Owner owner = Owner.capture();
-        String name = adapter + " " + label;
-        live.put(r, new LiveResource(kind, id, name, owner, r, ras.registerResource(kind, id, name, owner)));
+        String name = adapter + " " + kind.label(id);
+        live.put(r, new LiveResource(kind.name(), id, name, owner, r, ras.registerResource(kind.name(), id, name, owner)));
     }
 
     /** A resource closed: drops it from the table; false when it was not there (closed before). */

@@ -1,6 +1,7 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 import dev.tandem.ras.Counter;
+import dev.tandem.ras.CounterType;
 
 /**
  * Counters of one completion queue, {@code <adapter> cq <n> completions|high water|overflows}. Several
@@ -13,9 +14,9 @@ final class CqCounters implements AutoCloseable {
     private final Counter highWater;
     private final Counter overflows;
 
-    CqCounters(AdapterRas ras) {
-        number = ras.nextCqNumber();
-        Counter[] c = ras.resourceCounters(AdapterRas.TYPE_CQ, "cq " + number, number, "completions", "high water", "overflows");
+    CqCounters(ResourceRas ras) {
+        number = ras.nextNumber(ResourceKind.CQ);
+        Counter[] c = ras.resourceCounters(CounterType.CQ, "cq " + number, number, "completions", "high water", "overflows");
         completions = c[0];
         highWater = c[1];
         overflows = c[2];
@@ -34,6 +35,6 @@ final class CqCounters implements AutoCloseable {
 
     @Override
     public void close() {
-        AdapterRas.closeAll(completions, highWater, overflows);
+        ResourceRas.closeAll(completions, highWater, overflows);
     }
 }

@@ -1,6 +1,7 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 import dev.tandem.ras.Counter;
+import dev.tandem.ras.CounterType;
 
 /**
  * Counters of one shared receive queue, {@code <adapter> srq <n> posted|consumed|high water}.
@@ -13,9 +14,9 @@ final class SrqCounters implements AutoCloseable {
     private final Counter consumed;
     private final Counter highWater;
 
-    SrqCounters(AdapterRas ras) {
-        number = ras.nextSrqNumber();
-        Counter[] c = ras.resourceCounters(AdapterRas.TYPE_SRQ, "srq " + number, number, "posted", "consumed", "high water");
+    SrqCounters(ResourceRas ras) {
+        number = ras.nextNumber(ResourceKind.SRQ);
+        Counter[] c = ras.resourceCounters(CounterType.SRQ, "srq " + number, number, "posted", "consumed", "high water");
         posted = c[0];
         consumed = c[1];
         highWater = c[2];
@@ -34,6 +35,6 @@ final class SrqCounters implements AutoCloseable {
 
     @Override
     public void close() {
-        AdapterRas.closeAll(posted, consumed, highWater);
+        ResourceRas.closeAll(posted, consumed, highWater);
     }
 }

@@ -1,6 +1,5 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
-import dev.tandem.provider.PermutedStagSource;
 import dev.tandem.verbs.QueueFullException;
 import dev.tandem.verbs.STag;
 import org.junit.jupiter.api.Test;

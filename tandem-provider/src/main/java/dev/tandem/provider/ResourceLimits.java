@@ -1,4 +1,4 @@
-package dev.tandem.iwarp;
+package dev.tandem.provider;
 
 import dev.tandem.verbs.DeviceAttributes;
 import dev.tandem.verbs.ResourceLimitException;
@@ -12,10 +12,10 @@ import java.util.function.ToIntFunction;
  * table or the RAS file never refuses first) and gives it back if it fails; a close gives it back. The
  * one more than the maximum is refused with {@link ResourceLimitException} naming the attribute.
  */
-final class ResourceLimits {
+public final class ResourceLimits {
 
     /** A kind of resource the attributes bound, with the attribute that bounds it. */
-    enum Kind {
+    public enum Kind {
         QUEUE_PAIR("queue pairs", "maxQueuePairs", DeviceAttributes::maxQueuePairs),
         /** Regions and windows draw from one STag index space. */
         STAG("memory regions and windows", "maxMemoryRegions", DeviceAttributes::maxMemoryRegions),
@@ -23,9 +23,9 @@ final class ResourceLimits {
         SHARED_RECEIVE_QUEUE("shared receive queues", "maxSharedReceiveQueues", DeviceAttributes::maxSharedReceiveQueues),
         PROTECTION_DOMAIN("protection domains", "maxProtectionDomains", DeviceAttributes::maxProtectionDomains);
 
-        final String plural;
+        private final String plural;
         /** The attribute as a user reads it, e.g. {@code DeviceAttributes.maxQueuePairs}. */
-        final String attribute;
+        private final String attribute;
         private final ToIntFunction<DeviceAttributes> max;
 
         Kind(String plural, String attribute, ToIntFunction<DeviceAttributes> max) {
@@ -34,17 +34,9 @@ final class ResourceLimits {
             this.max = max;
         }
 
-        /** The limited kind of {@code resource}, or null when nothing bounds it (a listener). */
-        static Kind of(AutoCloseable resource) {
-            return switch (resource) {
-                case IwQueuePair q -> QUEUE_PAIR;
-                case IwMemoryRegion r -> STAG;
-                case IwMemoryWindow w -> STAG;
-                case IwCompletionQueue c -> COMPLETION_QUEUE;
-                case IwSharedReceiveQueue s -> SHARED_RECEIVE_QUEUE;
-                case IwProtectionDomain p -> PROTECTION_DOMAIN;
-                default -> null;
-            };
+        /** What it counts, in the plural ("queue pairs"), as reports name it. */
+        public String plural() {
+            return plural;
         }
     }
 
@@ -52,7 +44,7 @@ final class ResourceLimits {
     private final int[] max;
     private final AtomicIntegerArray open;
 
-    ResourceLimits(String adapter, DeviceAttributes attributes) {
+    public ResourceLimits(String adapter, DeviceAttributes attributes) {
         this.adapter = adapter;
         Kind[] kinds = Kind.values();
         this.max = new int[kinds.length];
@@ -68,7 +60,7 @@ final class ResourceLimits {
      *
      * @throws ResourceLimitException when the advertised maximum is open already
      */
-    void take(Kind kind) {
+    public void take(Kind kind) {
         int i = kind.ordinal();
         int now;
         do {
@@ -81,7 +73,7 @@ final class ResourceLimits {
     }
 
     /** Gives back the slot of a resource of {@code kind} that closed or failed to be created. */
-    void giveBack(Kind kind) {
+    public void giveBack(Kind kind) {
         int i = kind.ordinal();
         int now;
         do {
@@ -93,12 +85,12 @@ final class ResourceLimits {
     }
 
     /** Resources of {@code kind} open now. */
-    int open(Kind kind) {
+    public int open(Kind kind) {
         return open.get(kind.ordinal());
     }
 
     /** The advertised maximum of {@code kind}. */
-    int max(Kind kind) {
+    public int max(Kind kind) {
         return max[kind.ordinal()];
     }
 }
