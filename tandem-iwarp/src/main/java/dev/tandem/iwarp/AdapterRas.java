@@ -2,7 +2,6 @@ package dev.tandem.iwarp;
 
 import dev.tandem.iwarp.wire.RdmapOpcode;
 import dev.tandem.iwarp.wire.TerminateCode;
-import dev.tandem.provider.MrCounters;
 import dev.tandem.provider.ResourceRas;
 import dev.tandem.ras.Counter;
 import dev.tandem.ras.CounterType;

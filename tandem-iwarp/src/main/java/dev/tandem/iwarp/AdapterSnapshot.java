@@ -27,7 +27,7 @@ final class AdapterSnapshot implements SnapshotSource {
 
     @Override
     public void snapshot(SnapshotWriter out) {
-        boolean locked = device.holdProgress(100_000_000L);
+        boolean locked = device.transport().holdProgress(100_000_000L);
         try {
             out.begin("adapter", device.name());
             IwarpConfig c = device.config();
@@ -64,7 +64,7 @@ final class AdapterSnapshot implements SnapshotSource {
             out.end();
         } finally {
             if (locked) {
-                device.releaseProgress();
+                device.transport().releaseProgress();
             }
         }
     }

@@ -14,7 +14,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
- * One named engine thread running duty cycles over the adapters assigned to it (one in DEDICATED
+ * One named engine thread running the duty cycles ({@link IwTransport}) of the adapters assigned to it (one in DEDICATED
  * mode, all of the process's SHARED adapters otherwise), counting them in {@link EngineCounters}.
  * When idle it waits on a {@link Selector}
  * over its connections' sockets, so arriving data wakes it at once. Its owner stops it: the adapter
@@ -27,7 +27,7 @@ final class EngineAgent implements IdleStrategy.Waiter {
 
     private final String name;
     private final IdleStrategy idle;
-    private final CopyOnWriteArrayList<IwarpDevice> devices = new CopyOnWriteArrayList<>();
+    private final CopyOnWriteArrayList<IwTransport> adapters = new CopyOnWriteArrayList<>();
     private final ConcurrentLinkedQueue<Connection> registrations = new ConcurrentLinkedQueue<>();
     private final Selector selector;
     private final Thread thread;
@@ -39,7 +39,7 @@ final class EngineAgent implements IdleStrategy.Waiter {
     private long structuresCheckedAt = System.nanoTime();
     /** A fault injected by a test: the engine thread throws it at the top of its next cycle and dies. */
     private volatile Error crash;
-    private volatile IwarpDevice[] snapshot = new IwarpDevice[0];
+    private volatile IwTransport[] snapshot = new IwTransport[0];
     /** This cycle found an adapter being worked by another thread (a poller): waiting on socket readiness would spin. */
     private boolean othersWorking;
 
@@ -55,39 +55,39 @@ final class EngineAgent implements IdleStrategy.Waiter {
         this.counters = new EngineCounters(name, slowCycleNanos);
     }
 
-    static EngineAgent dedicated(IwarpDevice device) {
-        EngineAgent a = new EngineAgent("tandem-engine-" + device.name(), device.config().idle(), device.config().slowCycleNanos());
-        a.add(device);
+    static EngineAgent dedicated(IwTransport adapter) {
+        EngineAgent a = new EngineAgent("tandem-engine-" + adapter.device().name(), adapter.config().idle(), adapter.config().slowCycleNanos());
+        a.add(adapter);
         a.thread.start();
         return a;
     }
 
     /** The process's shared agent, started on first use; the idle strategy of its first user wins. */
-    static EngineAgent shared(IwarpDevice device) {
+    static EngineAgent shared(IwTransport adapter) {
         synchronized (SHARED_LOCK) {
             if (shared == null || !shared.isAlive()) {
-                shared = new EngineAgent("tandem-engine-shared", device.config().idle(), device.config().slowCycleNanos());
-                shared.add(device);
+                shared = new EngineAgent("tandem-engine-shared", adapter.config().idle(), adapter.config().slowCycleNanos());
+                shared.add(adapter);
                 shared.thread.start();
             } else {
-                shared.add(device);
+                shared.add(adapter);
             }
             return shared;
         }
     }
 
-    private void add(IwarpDevice d) {
-        devices.add(d);
-        snapshot = devices.toArray(new IwarpDevice[0]);
+    private void add(IwTransport d) {
+        adapters.add(d);
+        snapshot = adapters.toArray(new IwTransport[0]);
     }
 
     /** Removes an adapter; stops the thread when it served the last one. */
-    void remove(IwarpDevice d) {
+    void remove(IwTransport d) {
         boolean stop;
         synchronized (SHARED_LOCK) {
-            devices.remove(d);
-            snapshot = devices.toArray(new IwarpDevice[0]);
-            stop = devices.isEmpty();
+            adapters.remove(d);
+            snapshot = adapters.toArray(new IwTransport[0]);
+            stop = adapters.isEmpty();
             if (stop && shared == this) {
                 shared = null;
             }
@@ -150,16 +150,16 @@ final class EngineAgent implements IdleStrategy.Waiter {
                     throw e;
                 }
                 int work = registerNew();
-                IwarpDevice[] ds = snapshot;
+                IwTransport[] ds = snapshot;
                 long now = System.nanoTime();
                 if (now - structuresCheckedAt > STRUCTURE_CHECK_NANOS) {
                     structuresCheckedAt = now;
-                    for (IwarpDevice d : ds) {
+                    for (IwTransport d : ds) {
                         d.checkStructures();
                     }
                 }
                 othersWorking = false;
-                for (IwarpDevice d : ds) {
+                for (IwTransport d : ds) {
                     if (d.refreshPollers(now)) {
                         // an application thread drives this adapter from its polls: competing for
                         // the progress lock on 2 cores only gets the lock holder descheduled
@@ -189,7 +189,7 @@ final class EngineAgent implements IdleStrategy.Waiter {
             System.getLogger(EngineAgent.class.getName()).log(System.Logger.Level.ERROR, "engine thread " + name + " died", t);
         } finally {
             if (died != null) {
-                for (IwarpDevice d : snapshot) {
+                for (IwTransport d : snapshot) {
                     d.engineDied(name, died);
                 }
             }
@@ -224,7 +224,7 @@ final class EngineAgent implements IdleStrategy.Waiter {
             LockSupport.parkNanos(nanos);
             return;
         }
-        for (IwarpDevice d : snapshot) {
+        for (IwTransport d : snapshot) {
             if (d.hasPendingOutput()) {
                 // bytes waiting for socket space: readiness to read says nothing about that
                 LockSupport.parkNanos(nanos);

@@ -10,6 +10,7 @@ import dev.tandem.provider.KitSharedReceiveQueue;
 import dev.tandem.provider.MpmcRing;
 import dev.tandem.provider.SendQueue;
 import dev.tandem.provider.StagEntry;
+import dev.tandem.provider.StagTable;
 import dev.tandem.provider.Validation;
 import dev.tandem.ras.TraceComponent;
 import dev.tandem.ras.TraceEvent;
@@ -46,7 +47,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * A reliable-connected QP of the software adapter: the verbs' state machine, post-time checks,
  * the send and receive queues, completion generation and the move to ERROR with flush.
  */
-final class IwQueuePair implements KitQueuePair {
+final class IwQueuePair implements KitQueuePair, QpContext {
     private final IwarpDevice device;
     private final KitProtectionDomain pd;
     private final QueuePairConfig config;
@@ -153,11 +154,13 @@ final class IwQueuePair implements KitQueuePair {
         return state.get();
     }
 
-    boolean inError() {
+    @Override
+    public boolean inError() {
         return state.get() == QpState.ERROR;
     }
 
-    boolean isDraining() {
+    @Override
+    public boolean isDraining() {
         return state.get() == QpState.SQD;
     }
 
@@ -179,15 +182,18 @@ final class IwQueuePair implements KitQueuePair {
         return device;
     }
 
-    SendQueue sendQueue() {
+    @Override
+    public SendQueue sendQueue() {
         return sq;
     }
 
-    SendQueue.Emitter sendEmitter() {
+    @Override
+    public SendQueue.Emitter sendEmitter() {
         return sendEmitter;
     }
 
-    QpCounters counters() {
+    @Override
+    public QpCounters counters() {
         return counters;
     }
 
@@ -200,8 +206,39 @@ final class IwQueuePair implements KitQueuePair {
         return rq == null ? -1 : rq.size();
     }
 
-    int maxReceiveSge() {
+    @Override
+    public int maxReceiveSge() {
         return srq != null ? srq.maxSge() : config.maxReceiveSge();
+    }
+
+    @Override
+    public int maxSendSge() {
+        return config.maxSendSge();
+    }
+
+    @Override
+    public StagTable stags() {
+        return device.stags();
+    }
+
+    @Override
+    public AdapterRas ras() {
+        return device.ras();
+    }
+
+    @Override
+    public boolean associated(StagEntry e) {
+        return e.pd == pd && (!e.window || e.boundQp == this);
+    }
+
+    @Override
+    public boolean pollersActive() {
+        return device.transport().pollersActive();
+    }
+
+    @Override
+    public void wakeEngine() {
+        device.transport().wake();
     }
 
     // ---------------------------------------------------------------- posting
@@ -347,7 +384,8 @@ final class IwQueuePair implements KitQueuePair {
         }
     }
 
-    ReceiveRequest takeReceive() {
+    @Override
+    public ReceiveRequest takeReceive() {
         return srq != null ? srq.take() : rq.poll();
     }
 
@@ -372,7 +410,8 @@ final class IwQueuePair implements KitQueuePair {
         }
     }
 
-    void completeReceive(ReceiveRequest r, CompletionStatus status, long length, int flags, int invalidated, int vendorError) {
+    @Override
+    public void completeReceive(ReceiveRequest r, CompletionStatus status, long length, int flags, int invalidated, int vendorError) {
         device.ras().completion(status);
         if (!receiveCq.add(r.wrId(), status, CompletionOpcode.RECV, length, qpNumber, invalidated, flags, vendorError, null, 0)) {
             fail(Failure.lost(AsyncEventType.QP_FATAL, "receive completion queue overflowed"));
@@ -381,7 +420,8 @@ final class IwQueuePair implements KitQueuePair {
 
     // ---------------------------------------------------------------- local operations (bind, invalidate)
 
-    void executeLocal(long pos, WorkRequest wr) {
+    @Override
+    public void executeLocal(long pos, WorkRequest wr) {
         CompletionStatus status = switch (wr) {
             case WorkRequest.BindWindow b -> bind(b);
             case WorkRequest.LocalInvalidate inv -> localInvalidate(inv.stag());
@@ -446,7 +486,8 @@ final class IwQueuePair implements KitQueuePair {
      * Stricter than siw in one point: siw looks an STag up by its index alone, so a stale key would
      * invalidate the region or window now under that index; here it names nothing.
      */
-    TerminateCode remoteInvalidate(int stag) {
+    @Override
+    public TerminateCode remoteInvalidate(int stag) {
         StagEntry e = device.stags().lookup(stag);
         if (e == null || e.key != STag.key(stag)) {
             return TerminateCode.RDMAP_CANNOT_INVALIDATE;
@@ -461,7 +502,8 @@ final class IwQueuePair implements KitQueuePair {
         return null;
     }
 
-    void sendQueueDrained() {
+    @Override
+    public void sendQueueDrained() {
         device.raise(AsyncEventType.SQ_DRAINED, this, "send queue of QP " + qpNumber + " drained");
     }
 
@@ -511,7 +553,8 @@ final class IwQueuePair implements KitQueuePair {
     }
 
     /** Moves to ERROR once: Terminate or close, flush both queues, raise the event. */
-    void fail(Failure f) {
+    @Override
+    public void fail(Failure f) {
         fail(f, null);
     }
 
@@ -521,7 +564,8 @@ final class IwQueuePair implements KitQueuePair {
      * queued receives are flushed, so that receives complete in posting order and after the log
      * entry. It runs even when the QP was in ERROR already.
      */
-    void fail(Failure f, Runnable inProgress) {
+    @Override
+    public void fail(Failure f, Runnable inProgress) {
         QpState prev = state.getAndSet(QpState.ERROR);
         if (prev == QpState.ERROR) {
             if (inProgress != null) {
@@ -564,15 +608,17 @@ final class IwQueuePair implements KitQueuePair {
         if (srq != null) {
             device.raise(AsyncEventType.LAST_WQE_REACHED, this, "QP " + qpNumber + " left its shared receive queue");
         }
-        device.wakeEngine();
+        device.transport().wake();
     }
 
-    void connectionLost(IOException e) {
+    @Override
+    public void connectionLost(IOException e) {
         connectionLost(e, null);
     }
 
     /** As {@link #connectionLost(IOException)}; {@code inProgress} as in {@link #fail(Failure, Runnable)}. */
-    void connectionLost(IOException e, Runnable inProgress) {
+    @Override
+    public void connectionLost(IOException e, Runnable inProgress) {
         fail(Failure.lost(AsyncEventType.QP_FATAL, "connection lost: " + e.getMessage()), inProgress);
     }
 
@@ -627,7 +673,7 @@ final class IwQueuePair implements KitQueuePair {
                 c.close();
                 throw new InvalidStateException("QP " + qpNumber + " left INIT while connecting (now " + state.get() + ")");
             }
-            device.activate(this);
+            device.transport().activate(this);
             device.describe(this, "RTS " + c.local + " -> " + c.remote);
             device.raise(AsyncEventType.COMMUNICATION_ESTABLISHED, this, c.toString());
         } catch (IOException e) {
@@ -716,7 +762,7 @@ final class IwQueuePair implements KitQueuePair {
             c.close();
         }
         detachQueues();
-        device.deactivate(this);
+        device.transport().deactivate(this);
         counters.close();
         pd.forget(this);
     }

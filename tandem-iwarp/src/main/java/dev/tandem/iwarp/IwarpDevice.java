@@ -3,15 +3,11 @@ package dev.tandem.iwarp;
 import dev.tandem.provider.DeviceCore;
 import dev.tandem.provider.ErrorCause;
 import dev.tandem.provider.KitCompletionQueue;
-import dev.tandem.provider.KitProtectionDomain;
-import dev.tandem.provider.KitQueuePair;
 import dev.tandem.provider.LeakMode;
 import dev.tandem.provider.LiveResource;
 import dev.tandem.provider.Owner;
 import dev.tandem.provider.ResourceLimits;
 import dev.tandem.provider.StagTable;
-import dev.tandem.provider.ThreadingMode;
-import dev.tandem.provider.Transport;
 import dev.tandem.ras.ProcessRas;
 import dev.tandem.verbs.AdapterControl;
 import dev.tandem.verbs.AsyncEvent;
@@ -25,7 +21,6 @@ import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.Listener;
 import dev.tandem.verbs.PortState;
 import dev.tandem.verbs.ProtectionDomain;
-import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.RdmaDevice;
 import dev.tandem.verbs.ResetReport;
 
@@ -35,9 +30,7 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.nio.channels.ServerSocketChannel;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -47,17 +40,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class IwarpDevice implements RdmaDevice, AdapterControl {
     private static final AtomicInteger ADAPTERS = new AtomicInteger();
-    /** How long after the last application poll the engine keeps leaving an adapter to the pollers. */
-    private static final long POLLER_GRACE_NANOS = 10_000_000;
-    private static final java.lang.invoke.VarHandle POLLS;
-
     static {
         Owner.skipFramesOf(IwarpDevice.class);
-        try {
-            POLLS = java.lang.invoke.MethodHandles.lookup().findVarHandle(IwarpDevice.class, "polls", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
     }
     /**
      * What every adapter offers. Each count can be had at once on each adapter ({@link ResourceLimits}
@@ -74,30 +58,23 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
     private final int maxUlpdu;
     /** PDs, CQs, STags, limits, owners, events and the life cycle: what every adapter has. */
     private final DeviceCore core;
-    private final AtomicBoolean progressLock = new AtomicBoolean();
+    /** The engine side: connections, the duty cycle, the engine thread. */
+    private final IwTransport transport;
     /** Writes this adapter's state into every dump of the process. */
     private final AdapterSnapshot snapshot = new AdapterSnapshot(this);
     private final AdapterRas ras;
     private final System.Logger logger;
-    private volatile EngineAgent agent;
-    private volatile IwQueuePair[] active = new IwQueuePair[0];
-    /** Application polls so far (opaque increments; any change means a poller is active). */
-    private long polls;
-    /** Engine side: the poll count last seen and when it last changed (System.nanoTime). */
-    private long pollsSeen;
-    private long pollsChangedAt = System.nanoTime() - POLLER_GRACE_NANOS;
-    private volatile boolean pollersActive;
-    private volatile boolean pollerLeft;
 
     private IwarpDevice(IwarpConfig config, DeviceOptions options) {
         this.config = config;
         this.name = "iwarp" + ADAPTERS.getAndIncrement() + "@" + config.localAddress().getHostAddress();
         this.logger = System.getLogger("dev.tandem.iwarp." + name);
         checkLocal(config);
-        this.core = new DeviceCore(this, name, ATTRIBUTES, options, config.leakMode(), logger, new Engine());
+        this.transport = new IwTransport(this, config);
+        this.core = new DeviceCore(this, name, ATTRIBUTES, options, config.leakMode(), logger, transport);
         this.ras = new AdapterRas(core.ras());
         this.maxUlpdu = config.maxUlpdu() != 0 ? config.maxUlpdu() : ulpduForMtu(mtu(config));
-        this.agent = config.threading() == ThreadingMode.DEDICATED ? EngineAgent.dedicated(this) : EngineAgent.shared(this);
+        transport.start();
         dev.tandem.ras.ProcessRas.addSnapshotSource(snapshot);
     }
 
@@ -248,25 +225,6 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
     }
 
     /**
-     * Takes the progress lock (no duty cycle runs while it is held), waiting up to {@code nanos};
-     * false when it stayed busy. Pair a true result with {@link #releaseProgress()}.
-     */
-    boolean holdProgress(long nanos) {
-        long deadline = System.nanoTime() + nanos;
-        while (!progressLock.compareAndSet(false, true)) {
-            if (System.nanoTime() - deadline > 0) {
-                return false;
-            }
-            Thread.onSpinWait();
-        }
-        return true;
-    }
-
-    void releaseProgress() {
-        progressLock.set(false);
-    }
-
-    /**
      * Brings a failed adapter back (or fails a working one first, so its owners let go): see
      * {@link DeviceCore#reset}; the engine thread is restarted if it died.
      *
@@ -278,71 +236,11 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
         return core.reset(ownerDeadline);
     }
 
-    /** What the kit's core asks of the iWARP engine. */
-    private final class Engine implements Transport {
-        @Override
-        public KitQueuePair createQueuePair(KitProtectionDomain pd, QueuePairConfig qpConfig, int qpNumber) {
-            return new IwQueuePair(IwarpDevice.this, pd, qpConfig, qpNumber);
-        }
-
-        @Override
-        public boolean progressOnPoll() {
-            return config.progressOnPoll();
-        }
-
-        @Override
-        public void notePoll() {
-            IwarpDevice.this.notePoll();
-        }
-
-        @Override
-        public int progress() {
-            return IwarpDevice.this.progress();
-        }
-
-        @Override
-        public void pollerLeaving() {
-            IwarpDevice.this.pollerLeaving();
-        }
-
-        @Override
-        public boolean holdProgress(long nanos) {
-            return IwarpDevice.this.holdProgress(nanos);
-        }
-
-        @Override
-        public void releaseProgress() {
-            IwarpDevice.this.releaseProgress();
-        }
-
-        @Override
-        public void adapterFailed(String cause, List<LiveResource> live) {
-            for (LiveResource r : live) {
-                if (r.resource() instanceof IwQueuePair qp) {
-                    qp.fail(Failure.lost(AsyncEventType.QP_FATAL, "adapter " + name + " failed: " + cause));
-                }
-            }
-            wakeEngine();
-        }
-
-        @Override
-        public void restart() {
-            if (!agent.isAlive()) {
-                agent.remove(IwarpDevice.this);
-                agent = config.threading() == ThreadingMode.DEDICATED ? EngineAgent.dedicated(IwarpDevice.this) : EngineAgent.shared(IwarpDevice.this);
-            }
-        }
-
-        @Override
-        public void stop(boolean quiesced) {
-            for (IwQueuePair qp : active) {
-                qp.close();
-            }
-            agent.remove(IwarpDevice.this);
-            dev.tandem.ras.ProcessRas.removeSnapshotSource(snapshot);
-            if (quiesced) {
-                ras.close();
-            }
+    /** The engine stopped serving the closed adapter: its dump and (when no thread is inside a verb) its counters go. */
+    void stopped(boolean quiesced) {
+        dev.tandem.ras.ProcessRas.removeSnapshotSource(snapshot);
+        if (quiesced) {
+            ras.close();
         }
     }
 
@@ -369,23 +267,24 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
         return logger;
     }
 
-    boolean progressOnPoll() {
-        return config.progressOnPoll();
+    /** The engine side of this adapter. */
+    IwTransport transport() {
+        return transport;
     }
 
     /** Name of the engine thread serving this adapter. */
     public String engineThreadName() {
-        return agent.threadName();
+        return transport.threadName();
     }
 
     /** True while the engine thread serving this adapter runs. */
     public boolean isEngineRunning() {
-        return agent.isAlive();
+        return transport.isRunning();
     }
 
     /** Kills the engine thread serving this adapter with {@code e} (fault injection for tests). */
     void injectEngineCrash(Error e) {
-        agent.injectCrash(e);
+        transport.injectCrash(e);
     }
 
     /** How many of each limited kind are open (dumps show them). */
@@ -417,122 +316,6 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
         core.leave();
     }
 
-    synchronized void activate(IwQueuePair qp) {
-        IwQueuePair[] a = Arrays.copyOf(active, active.length + 1);
-        a[a.length - 1] = qp;
-        active = a;
-        agent.register(qp.connection());
-    }
-
-    synchronized void deactivate(IwQueuePair qp) {
-        IwQueuePair[] a = active;
-        int n = 0;
-        IwQueuePair[] b = new IwQueuePair[a.length];
-        for (IwQueuePair q : a) {
-            if (q != qp) {
-                b[n++] = q;
-            }
-        }
-        if (n != a.length) {
-            active = Arrays.copyOf(b, n);
-        }
-    }
-
-    /** True when some connection has bytes it could not write yet (the engine must not block on reads only). */
-    boolean hasPendingOutput() {
-        for (IwQueuePair qp : active) {
-            Connection c = qp.connection();
-            if (c != null && c.tx.hasPendingOutput()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    void wakeEngine() {
-        agent.wake();
-    }
-
-    /** An application thread polled a CQ of this adapter (it drives progress itself when the CQ is empty). */
-    void notePoll() {
-        POLLS.setOpaque(this, (long) POLLS.getOpaque(this) + 1);
-    }
-
-    /** A thread stops polling to block: the engine takes the adapter over at once. */
-    void pollerLeaving() {
-        pollerLeft = true;
-        pollersActive = false;
-        agent.wakeUnlessWaitingOnSockets();
-    }
-
-    /**
-     * Engine side, once per cycle: are application threads polling (a poll within the grace time)?
-     * While they are, the engine leaves the adapter to them.
-     */
-    boolean refreshPollers(long now) {
-        long p = (long) POLLS.getOpaque(this);
-        if (pollerLeft) {
-            pollerLeft = false;
-            pollsSeen = p;
-            pollsChangedAt = now - POLLER_GRACE_NANOS;
-        } else if (p != pollsSeen) {
-            pollsSeen = p;
-            pollsChangedAt = now;
-        }
-        boolean active = now - pollsChangedAt < POLLER_GRACE_NANOS;
-        pollersActive = active;
-        return active;
-    }
-
-    /** True while application threads drive progress themselves (as last seen by the engine). */
-    boolean pollersActive() {
-        return pollersActive;
-    }
-
-    /**
-     * One duty cycle over every live connection: receive, transmit, and tear down streams that
-     * ended. Exclusive: the engine thread and polling application threads take turns.
-     */
-    int progress() {
-        return Math.max(0, tryProgress());
-    }
-
-    /** One duty cycle, or -1 when another thread is running one right now. */
-    int tryProgress() {
-        if (!progressLock.compareAndSet(false, true)) {
-            return -1;
-        }
-        int work = 0;
-        RuntimeException fault = null;
-        try {
-            for (IwQueuePair qp : active) {
-                Connection c = qp.connection();
-                if (c == null) {
-                    continue;
-                }
-                work += c.rx.poll();
-                work += c.tx.poll();
-                if (qp.inError() && c.tearDownIfDue()) {
-                    // a QP the transmitter failed in this cycle may still hold a half-filled Receive
-                    // that only the receiver can complete: the receiver's poll of a failed QP flushes it
-                    c.rx.poll();
-                    deactivate(qp);
-                    work++;
-                }
-            }
-        } catch (RuntimeException e) {
-            fault = e;
-            work++;
-        } finally {
-            progressLock.set(false);
-        }
-        if (fault != null) {
-            // outside the lock: the fatal error's snapshot takes it to read consistent state
-            engineFault(fault);
-        }
-        return work;
-    }
-
     void raise(AsyncEventType type, Object resource, String detail) {
         core.raise(type, resource, detail);
     }
@@ -553,29 +336,6 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
 
     AdapterRas ras() {
         return ras;
-    }
-
-    /**
-     * A duty cycle threw: an internal invariant broke (a bug). The engine cannot trust this adapter's
-     * state any more, so the adapter fails (fatal error); the engine thread goes on with the others.
-     */
-    void engineFault(Throwable t) {
-        logger.log(System.Logger.Level.ERROR, name + ": engine duty cycle failed", t);
-        fatal("engine invariant broken: " + t);
-    }
-
-    /**
-     * Checks the start and end markers of the off-heap structures this adapter writes (every section of
-     * the process's RAS file); a bad one is a fatal adapter error naming the structure, never silent
-     * corruption. The engine thread calls it every 100 ms.
-     */
-    void checkStructures() {
-        core.checkStructures();
-    }
-
-    /** The engine thread serving this adapter died. */
-    void engineDied(String thread, Throwable t) {
-        fatal("engine thread " + thread + " died: " + t);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.tandem.iwarp;
 
 import dev.tandem.iwarp.wire.FpduDescriptor;
+import dev.tandem.iwarp.wire.FpduHeader;
 import dev.tandem.iwarp.wire.RdmapOpcode;
 import dev.tandem.iwarp.wire.ReadRequestDescriptor;
 import dev.tandem.iwarp.wire.TerminateCode;
@@ -35,10 +36,12 @@ final class Receiver {
     private static final int UNTAGGED_HEADER = FpduDescriptor.UNTAGGED_HEADER_LENGTH + 2;
 
     private final Connection c;
-    private final IwQueuePair qp;
+    private final QpContext qp;
     /** The current FPDU's header; its twin {@link #ahead} takes the next FPDU's first bytes. */
     private ByteBuffer header = ByteBuffer.allocateDirect(128);
     private ByteBuffer ahead = ByteBuffer.allocateDirect(128);
+    /** Reads the FPDU in {@link #header} (wrapped again whenever the two buffers trade places). */
+    private final FpduHeader fpdu = new FpduHeader().wrap(header, 0);
     private final ByteBuffer trailer = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer[] scatter;
     private final int[] placedStart;
@@ -81,7 +84,7 @@ final class Receiver {
     Receiver(Connection c) {
         this.c = c;
         this.qp = c.qp;
-        this.stags = qp.device().stags();
+        this.stags = qp.stags();
         int slots = Math.max(qp.maxReceiveSge(), 1) + 3;
         scatter = new ByteBuffer[slots];
         placedStart = new int[slots];
@@ -137,6 +140,7 @@ final class Receiver {
                 ByteBuffer done = header;
                 header = ahead;
                 ahead = done;
+                fpdu.wrap(header, 0);
                 ahead.clear().limit(MIN_HEADER);
                 header.limit(MIN_HEADER);
                 if (qp.inError()) {
@@ -169,21 +173,19 @@ final class Receiver {
         if (qp.inError()) {
             return;
         }
-        ByteBuffer h = header;
-        ulpdu = h.getShort(0) & 0xFFFF;
-        int ddp = h.get(FpduDescriptor.DDP_CONTROL_OFFSET) & 0xFF;
-        int rdmap = h.get(FpduDescriptor.RDMAP_CONTROL_OFFSET) & 0xFF;
-        tagged = (ddp & FpduDescriptor.DDP_TAGGED) != 0;
-        last = (ddp & FpduDescriptor.DDP_LAST) != 0;
-        opcode = rdmap & FpduDescriptor.RDMAP_OPCODE_MASK;
-        int headerLength = tagged ? FpduDescriptor.TAGGED_HEADER_LENGTH : FpduDescriptor.UNTAGGED_HEADER_LENGTH;
-        if ((ddp & FpduDescriptor.DDP_VERSION_MASK) != FpduDescriptor.DDP_VERSION) {
+        FpduHeader h = fpdu;
+        ulpdu = h.ulpduLength();
+        tagged = h.tagged();
+        last = h.last();
+        opcode = h.opcode();
+        int headerLength = FpduHeader.ddpHeaderLength(tagged);
+        if (h.ddpVersion() != FpduDescriptor.DDP_VERSION) {
             fault(tagged ? TerminateCode.DDP_TAGGED_INVALID_VERSION : TerminateCode.DDP_UNTAGGED_INVALID_VERSION,
-                    "DDP version " + (ddp & 3) + " (expected 1)");
+                    "DDP version " + h.ddpVersion() + " (expected 1)");
             return;
         }
-        if ((rdmap >>> FpduDescriptor.RDMAP_VERSION_SHIFT) != FpduDescriptor.RDMAP_VERSION) {
-            fault(TerminateCode.RDMAP_INVALID_VERSION, "RDMAP version " + (rdmap >>> 6) + " (expected 1)");
+        if (h.rdmapVersion() != FpduDescriptor.RDMAP_VERSION) {
+            fault(TerminateCode.RDMAP_INVALID_VERSION, "RDMAP version " + h.rdmapVersion() + " (expected 1)");
             return;
         }
         if (opcode > RdmapOpcode.MAX || tagged != RdmapOpcode.isTagged(opcode)) {
@@ -200,9 +202,9 @@ final class Receiver {
         int target;
         if (tagged) {
             firstView = 0;
-            int stag = h.getInt(FpduDescriptor.TAGGED_STAG_OFFSET);
+            int stag = h.stag();
             target = stag;
-            long to = h.getLong(FpduDescriptor.TAGGED_TO_OFFSET);
+            long to = h.to();
             if (opcode == RdmapOpcode.RDMA_WRITE) {
                 placeWrite(stag, to);
             } else {
@@ -210,8 +212,8 @@ final class Receiver {
             }
         } else {
             firstView = 1;
-            int qn = h.getInt(FpduDescriptor.UNTAGGED_QN_OFFSET);
-            int msn = h.getInt(FpduDescriptor.UNTAGGED_MSN_OFFSET);
+            int qn = h.qn();
+            int msn = h.msn();
             target = msn;
             switch (qn) {
                 case FpduDescriptor.QN_SEND -> {
@@ -255,7 +257,7 @@ final class Receiver {
      * the length, then objects to the DDP version of whatever follows.
      */
     private void refuseIfTooShort() {
-        int length = header.getShort(0) & 0xFFFF;
+        int length = fpdu.ulpduLength();
         if (length >= FpduDescriptor.TAGGED_HEADER_LENGTH) {
             return;
         }
@@ -471,7 +473,7 @@ final class Receiver {
         if (e == null || !e.valid || e.key != (stag & 0xFF) || e.region == null || !e.region.isValid()) {
             return rdmapLayer ? TerminateCode.RDMAP_INVALID_STAG : TerminateCode.DDP_TAGGED_INVALID_STAG;
         }
-        if (e.pd != qp.kitPd() || (e.window && e.boundQp != qp)) {
+        if (!qp.associated(e)) {
             return rdmapLayer ? TerminateCode.RDMAP_STAG_NOT_ASSOCIATED : TerminateCode.DDP_TAGGED_STAG_NOT_ASSOCIATED;
         }
         if (!e.allows(access)) {
@@ -532,12 +534,12 @@ final class Receiver {
             }
             case RdmapOpcode.READ_REQUEST -> acceptReadRequest();
             case RdmapOpcode.TERMINATE -> {
-                int control = header.getInt(UNTAGGED_HEADER);
+                int control = fpdu.terminateControl();
                 int bits = control >>> 16;
                 qp.counters().received(opcode, 0);
                 TerminateCode received = TerminateCode.fromBits(bits);
                 if (received != null) {
-                    qp.device().ras().terminateReceived(received);
+                    qp.ras().terminateReceived(received);
                 }
                 qp.fail(Failure.received(TerminateCode.fromBits(bits), bits), inProgress(CompletionStatus.WR_FLUSH_ERR, 0, 0, 0));
             }
@@ -546,7 +548,7 @@ final class Receiver {
     }
 
     private void deliverSend() {
-        int mo = header.getInt(FpduDescriptor.UNTAGGED_MO_OFFSET);
+        int mo = fpdu.mo();
         if ((mo & 0xFFFFFFFFL) != received) {
             fault(TerminateCode.DDP_UNTAGGED_INVALID_MO, "Send segment MO " + (mo & 0xFFFFFFFFL) + " (expected " + received + ")");
             return;
@@ -559,7 +561,7 @@ final class Receiver {
         int flags = RdmapOpcode.isSolicited(opcode) ? WorkCompletion.FLAG_SOLICITED : 0;
         int invalidated = 0;
         if (RdmapOpcode.invalidates(opcode)) {
-            invalidated = header.getInt(FpduDescriptor.UNTAGGED_INVALIDATE_STAG_OFFSET);
+            invalidated = fpdu.invalidateStag();
             TerminateCode refused = qp.remoteInvalidate(invalidated);
             if (refused != null) {
                 // the Receive completes REM_INV_REQ_ERR with its data, as siw_rdmap_complete completes it
@@ -578,12 +580,11 @@ final class Receiver {
     }
 
     private void acceptReadRequest() {
-        int base = UNTAGGED_HEADER;
-        int sinkStag = header.getInt(base + ReadRequestDescriptor.SINK_STAG_OFFSET);
-        long sinkTo = header.getLong(base + ReadRequestDescriptor.SINK_TO_OFFSET);
-        long size = header.getInt(base + ReadRequestDescriptor.SIZE_OFFSET) & 0xFFFFFFFFL;
-        int sourceStag = header.getInt(base + ReadRequestDescriptor.SOURCE_STAG_OFFSET);
-        long sourceTo = header.getLong(base + ReadRequestDescriptor.SOURCE_TO_OFFSET);
+        int sinkStag = fpdu.readSinkStag();
+        long sinkTo = fpdu.readSinkTo();
+        long size = fpdu.readSize();
+        int sourceStag = fpdu.readSourceStag();
+        long sourceTo = fpdu.readSourceTo();
         expectedReadMsn++;
         // a zero-length Read reads nothing, so its source STag is not checked (IBA C9-88; siw answers it
         // with a Read Response of no SGE, which its transmitter does not check): any STag and TO will do
@@ -635,7 +636,7 @@ final class Receiver {
     /** The failure that answers {@code code} with a Terminate quoting the offending headers. */
     private Failure detected(TerminateCode code, String what) {
         int bytes = header.position();
-        boolean tagged = bytes > FpduDescriptor.DDP_CONTROL_OFFSET && (header.get(FpduDescriptor.DDP_CONTROL_OFFSET) & FpduDescriptor.DDP_TAGGED) != 0;
+        boolean tagged = bytes > FpduDescriptor.DDP_CONTROL_OFFSET && fpdu.tagged();
         int ddpLength = tagged ? FpduDescriptor.TAGGED_HEADER_LENGTH : FpduDescriptor.UNTAGGED_HEADER_LENGTH;
         boolean withRdmap = !tagged && opcode == RdmapOpcode.READ_REQUEST && bytes >= UNTAGGED_HEADER + ReadRequestDescriptor.LENGTH;
         int quoted = Math.min(bytes - 2, ddpLength + (withRdmap ? ReadRequestDescriptor.LENGTH : 0));
@@ -645,7 +646,7 @@ final class Receiver {
             header.get(2, offending, 0, quoted);
         }
         if (code == TerminateCode.LLP_CRC) {
-            qp.device().ras().crcErrors.incrementAtomic();
+            qp.ras().crcErrors.incrementAtomic();
         }
         return Failure.detected(code, ulpdu, offending, withRdmap, what);
     }

@@ -1,8 +1,8 @@
 package dev.tandem.iwarp;
 
 import dev.tandem.iwarp.wire.FpduDescriptor;
+import dev.tandem.iwarp.wire.FpduHeader;
 import dev.tandem.iwarp.wire.RdmapOpcode;
-import dev.tandem.iwarp.wire.ReadRequestDescriptor;
 import dev.tandem.iwarp.wire.TerminateCode;
 import dev.tandem.iwarp.wire.TerminateDescriptor;
 import dev.tandem.provider.KitMemoryRegion;
@@ -46,7 +46,7 @@ final class Transmitter {
     private static final byte[] ZEROS = new byte[4];
 
     private final Connection c;
-    private final IwQueuePair qp;
+    private final QpContext qp;
     private final SendQueue sq;
     /** Resolves the regions requests gather from. */
     private final StagTable stags;
@@ -54,6 +54,8 @@ final class Transmitter {
     private final KitMemoryRegion[] sources;
     private final AtomicBoolean busy = new AtomicBoolean();
     private final ByteBuffer[] headers = new ByteBuffer[MAX_BATCH];
+    /** Writes each FPDU's header into its buffer in {@link #headers}. */
+    private final FpduHeader fpdu = new FpduHeader();
     private final ByteBuffer[] trailers = new ByteBuffer[MAX_BATCH];
     private final int[] followUps = new int[MAX_BATCH];
     private final int[] ends = new int[MAX_BATCH];
@@ -103,14 +105,14 @@ final class Transmitter {
         this.c = c;
         this.qp = c.qp;
         this.sq = qp.sendQueue();
-        this.stags = qp.device().stags();
-        this.sources = new KitMemoryRegion[Math.max(1, qp.config().maxSendSge())];
+        this.stags = qp.stags();
+        this.sources = new KitMemoryRegion[Math.max(1, qp.maxSendSge())];
         this.inlineBuffer = sq.inlineBuffer();
         for (int i = 0; i < MAX_BATCH; i++) {
             headers[i] = ByteBuffer.allocateDirect(128);
             trailers[i] = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
         }
-        slotsPerFpdu = qp.config().maxSendSge() + 2;
+        slotsPerFpdu = qp.maxSendSge() + 2;
         int slots = slotsPerFpdu * MAX_BATCH;
         gather = new ByteBuffer[slots];
         viewOwners = new KitMemoryRegion[slots];
@@ -141,9 +143,9 @@ final class Transmitter {
                 break;
             }
         }
-        if (written < fpdus && !qp.device().pollersActive()) {
+        if (written < fpdus && !qp.pollersActive()) {
             // the socket is full and no application thread is polling to retry: the engine must
-            qp.device().wakeEngine();
+            qp.wakeEngine();
         }
         return work;
     }
@@ -372,25 +374,18 @@ final class Transmitter {
         int max = tagged ? maxTagged : maxUntagged;
         int n = (int) Math.min(currentLength - currentOffset, max);
         boolean last = currentOffset + n == currentLength;
-        int headerLength = tagged ? FpduDescriptor.TAGGED_HEADER_LENGTH : FpduDescriptor.UNTAGGED_HEADER_LENGTH;
+        int headerLength = FpduHeader.ddpHeaderLength(tagged);
         int first = gatherCount;
         ByteBuffer h = newHeader();
-        h.putShort((short) (headerLength + n));
-        switch (wr) {
-            case WorkRequest.RdmaWrite w -> {
-                h.put((byte) FpduDescriptor.ddpControl(true, last));
-                h.put((byte) FpduDescriptor.rdmapControl(RdmapOpcode.RDMA_WRITE));
-                h.putInt(w.rkey());
-                h.putLong(w.remoteOffset() + currentOffset);
-            }
-            case WorkRequest.SendWithInvalidate s -> untaggedHeader(h, last,
+        FpduHeader fh = fpdu.wrap(h, 0);
+        h.limit(switch (wr) {
+            case WorkRequest.RdmaWrite w -> fh.putTagged(n, last, RdmapOpcode.RDMA_WRITE, w.rkey(), w.remoteOffset() + currentOffset);
+            case WorkRequest.SendWithInvalidate s -> fh.putUntagged(n, last,
                     WrFlags.has(s.flags(), WrFlags.SOLICITED) ? RdmapOpcode.SEND_SE_INVALIDATE : RdmapOpcode.SEND_INVALIDATE,
                     s.invalidateStag(), FpduDescriptor.QN_SEND, sendMsn, (int) currentOffset);
-            default -> untaggedHeader(h, last,
-                    WrFlags.has(wr.flags(), WrFlags.SOLICITED) ? RdmapOpcode.SEND_SE : RdmapOpcode.SEND,
+            default -> fh.putUntagged(n, last, WrFlags.has(wr.flags(), WrFlags.SOLICITED) ? RdmapOpcode.SEND_SE : RdmapOpcode.SEND,
                     0, FpduDescriptor.QN_SEND, sendMsn, (int) currentOffset);
-        }
-        h.flip();
+        });
         if (WrFlags.has(wr.flags(), WrFlags.INLINE)) {
             int start = sq.inlineOffset(currentPos) + (int) currentOffset;
             ByteBuffer v = inlineViews[gatherCount];
@@ -411,15 +406,6 @@ final class Transmitter {
             current = null;
         }
         seal(first, headerLength + n, last ? COMPLETES_MESSAGE : NOTHING_AFTER);
-    }
-
-    private static void untaggedHeader(ByteBuffer h, boolean last, int opcode, int invalidate, int qn, int msn, int mo) {
-        h.put((byte) FpduDescriptor.ddpControl(false, last));
-        h.put((byte) FpduDescriptor.rdmapControl(opcode));
-        h.putInt(invalidate);
-        h.putInt(qn);
-        h.putInt(msn);
-        h.putInt(mo);
     }
 
     private void gatherPayload(List<Sge> sgl, int n) {
@@ -455,15 +441,8 @@ final class Transmitter {
         int sinkStag = sink.region().lkey();
         int first = gatherCount;
         ByteBuffer h = newHeader();
-        h.putShort((short) (FpduDescriptor.UNTAGGED_HEADER_LENGTH + 28));
-        untaggedHeader(h, true, RdmapOpcode.READ_REQUEST, 0, FpduDescriptor.QN_READ_REQUEST, readMsn++, 0);
-        h.putInt(sinkStag);
-        h.putLong(sink.offset());
-        h.putInt(sink.length());
-        h.putInt(read.rkey());
-        h.putLong(read.remoteOffset());
-        h.flip();
-        seal(first, FpduDescriptor.UNTAGGED_HEADER_LENGTH + ReadRequestDescriptor.LENGTH, NOTHING_AFTER);
+        h.limit(fpdu.wrap(h, 0).putReadRequest(readMsn++, sinkStag, sink.offset(), sink.length(), read.rkey(), read.remoteOffset()));
+        seal(first, FpduHeader.READ_REQUEST_ULPDU, NOTHING_AFTER);
         return sinkStag;
     }
 
@@ -473,12 +452,7 @@ final class Transmitter {
         boolean last = r.sent + n == r.size;
         int first = gatherCount;
         ByteBuffer h = newHeader();
-        h.putShort((short) (FpduDescriptor.TAGGED_HEADER_LENGTH + n));
-        h.put((byte) FpduDescriptor.ddpControl(true, last));
-        h.put((byte) FpduDescriptor.rdmapControl(RdmapOpcode.READ_RESPONSE));
-        h.putInt(r.sinkStag);
-        h.putLong(r.sinkTo + r.sent);
-        h.flip();
+        h.limit(fpdu.wrap(h, 0).putTagged(n, last, RdmapOpcode.READ_RESPONSE, r.sinkStag, r.sinkTo + r.sent));
         if (n > 0) {
             KitMemoryRegion region = r.source.region;
             int start = (int) (r.source.base + r.sourceOffset + r.sent);
@@ -494,14 +468,13 @@ final class Transmitter {
     }
 
     private void buildTerminate(Failure f) {
-        qp.device().ras().terminateSent(f.terminate());
+        qp.ras().terminateSent(f.terminate());
         byte[] quoted = f.offending();
         int payload = TerminateDescriptor.CONTROL_SIZE + (quoted != null ? 2 + quoted.length : 0);
         int first = gatherCount;
         ByteBuffer h = newHeader();
-        h.putShort((short) (FpduDescriptor.UNTAGGED_HEADER_LENGTH + payload));
         // a stream carries at most one Terminate, the first message of queue 2: MSN 1
-        untaggedHeader(h, true, RdmapOpcode.TERMINATE, 0, FpduDescriptor.QN_TERMINATE, 1, 0);
+        h.position(fpdu.wrap(h, 0).putUntagged(payload, true, RdmapOpcode.TERMINATE, 0, FpduDescriptor.QN_TERMINATE, 1, 0));
         h.putInt(TerminateDescriptor.control(f.terminate(), quoted != null, f.rdmapIncluded()));
         if (quoted != null) {
             // RFC 5040 section 4.8: the length of the DDP segment that caused the error

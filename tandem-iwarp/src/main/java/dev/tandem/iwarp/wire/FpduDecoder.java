@@ -1,5 +1,6 @@
 package dev.tandem.iwarp.wire;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -127,7 +128,8 @@ public final class FpduDecoder {
             throw new FpduFormatException(TerminateCode.LLP_TCP, offset,
                     "stream ends inside the ULPDU_LENGTH field (" + available + " of 2 bytes)");
         }
-        int ulpduLength = u16(b, offset);
+        FpduHeader h = new FpduHeader().wrap(ByteBuffer.wrap(b), offset);
+        int ulpduLength = h.ulpduLength();
         int total = FpduDescriptor.fpduLength(ulpduLength);
         if (available < total) {
             throw new FpduFormatException(TerminateCode.LLP_TCP, offset,
@@ -160,23 +162,21 @@ public final class FpduDecoder {
                     "ULPDU_LENGTH " + ulpduLength + " is shorter than any DDP header (" + FpduDescriptor.TAGGED_HEADER_LENGTH
                             + " bytes tagged)");
         }
-        int ddpControl = b[offset + FpduDescriptor.DDP_CONTROL_OFFSET] & 0xFF;
-        int rdmapControl = b[offset + FpduDescriptor.RDMAP_CONTROL_OFFSET] & 0xFF;
-        boolean tagged = (ddpControl & FpduDescriptor.DDP_TAGGED) != 0;
-        boolean last = (ddpControl & FpduDescriptor.DDP_LAST) != 0;
-        int ddpVersion = ddpControl & FpduDescriptor.DDP_VERSION_MASK;
+        boolean tagged = h.tagged();
+        boolean last = h.last();
+        int ddpVersion = h.ddpVersion();
         if (ddpVersion != FpduDescriptor.DDP_VERSION) {
             throw new FpduFormatException(tagged ? TerminateCode.DDP_TAGGED_INVALID_VERSION : TerminateCode.DDP_UNTAGGED_INVALID_VERSION,
                     offset, "DDP version " + ddpVersion + " is not " + FpduDescriptor.DDP_VERSION);
         }
 
         // RDMAP control byte (carried in DDP's RsvdULP bits, checked before the rest of the header as siw does).
-        int rdmapVersion = rdmapControl >>> FpduDescriptor.RDMAP_VERSION_SHIFT;
+        int rdmapVersion = h.rdmapVersion();
         if (rdmapVersion != FpduDescriptor.RDMAP_VERSION) {
             throw new FpduFormatException(TerminateCode.RDMAP_INVALID_VERSION, offset,
                     "RDMAP version " + rdmapVersion + " is not " + FpduDescriptor.RDMAP_VERSION);
         }
-        int opcode = rdmapControl & FpduDescriptor.RDMAP_OPCODE_MASK;
+        int opcode = h.opcode();
         if (opcode > RdmapOpcode.MAX) {
             throw new FpduFormatException(TerminateCode.RDMAP_UNEXPECTED_OPCODE, offset, "RDMAP opcode " + opcode + " is unknown");
         }
@@ -185,7 +185,7 @@ public final class FpduDecoder {
             throw new FpduFormatException(TerminateCode.DDP_CATASTROPHIC, offset,
                     RdmapOpcode.name(opcode) + " arrived " + (tagged ? "tagged" : "untagged"));
         }
-        int headerLength = tagged ? FpduDescriptor.TAGGED_HEADER_LENGTH : FpduDescriptor.UNTAGGED_HEADER_LENGTH;
+        int headerLength = FpduHeader.ddpHeaderLength(tagged);
         if (ulpduLength < headerLength) {
             throw new FpduFormatException(TerminateCode.DDP_CATASTROPHIC, offset,
                     "ULPDU_LENGTH " + ulpduLength + " is shorter than the " + headerLength + "-byte " + (tagged ? "tagged" : "untagged")
@@ -198,13 +198,13 @@ public final class FpduDecoder {
         int msn = 0;
         int mo = 0;
         if (tagged) {
-            stag = u32(b, offset + FpduDescriptor.TAGGED_STAG_OFFSET);
-            to = u64(b, offset + FpduDescriptor.TAGGED_TO_OFFSET);
+            stag = h.stag();
+            to = h.to();
         } else {
-            rsvdUlp = u32(b, offset + FpduDescriptor.UNTAGGED_INVALIDATE_STAG_OFFSET);
-            qn = u32(b, offset + FpduDescriptor.UNTAGGED_QN_OFFSET);
-            msn = u32(b, offset + FpduDescriptor.UNTAGGED_MSN_OFFSET);
-            mo = u32(b, offset + FpduDescriptor.UNTAGGED_MO_OFFSET);
+            rsvdUlp = h.invalidateStag();
+            qn = h.qn();
+            msn = h.msn();
+            mo = h.mo();
             int expectedQn = switch (opcode) {
                 case RdmapOpcode.READ_REQUEST -> FpduDescriptor.QN_READ_REQUEST;
                 case RdmapOpcode.TERMINATE -> FpduDescriptor.QN_TERMINATE;
@@ -230,16 +230,13 @@ public final class FpduDecoder {
                 throw new FpduFormatException(TerminateCode.DDP_UNTAGGED_TOO_LONG, offset,
                         "Read Request carries " + payloadLength + " bytes, more than its " + ReadRequestDescriptor.LENGTH + "-byte header");
             }
-            readRequest = new Fpdu.ReadRequest(u32(b, payloadOffset + ReadRequestDescriptor.SINK_STAG_OFFSET),
-                    u64(b, payloadOffset + ReadRequestDescriptor.SINK_TO_OFFSET), u32(b, payloadOffset + ReadRequestDescriptor.SIZE_OFFSET),
-                    u32(b, payloadOffset + ReadRequestDescriptor.SOURCE_STAG_OFFSET),
-                    u64(b, payloadOffset + ReadRequestDescriptor.SOURCE_TO_OFFSET));
+            readRequest = new Fpdu.ReadRequest(h.readSinkStag(), h.readSinkTo(), (int) h.readSize(), h.readSourceStag(), h.readSourceTo());
         } else if (opcode == RdmapOpcode.TERMINATE) {
             if (payloadLength < TerminateDescriptor.CONTROL_SIZE) {
                 throw new FpduFormatException(TerminateCode.RDMAP_CATASTROPHIC_STREAM, offset,
                         "Terminate carries " + payloadLength + " bytes, fewer than its " + TerminateDescriptor.CONTROL_SIZE + "-byte control word");
             }
-            terminate = Fpdu.Terminate.of(u32(b, payloadOffset + TerminateDescriptor.CONTROL_OFFSET));
+            terminate = Fpdu.Terminate.of(h.terminateControl());
         }
         return new Fpdu(offset, ulpduLength, tagged, last, ddpVersion, rdmapVersion, opcode, stag, to, rsvdUlp, qn, msn, mo,
                 payloadOffset, payloadLength, wireCrc, crcStatus, readRequest, terminate);
@@ -277,15 +274,4 @@ public final class FpduDecoder {
         return sj.toString();
     }
 
-    private static int u16(byte[] b, int i) {
-        return (b[i] & 0xFF) << 8 | (b[i + 1] & 0xFF);
-    }
-
-    private static int u32(byte[] b, int i) {
-        return (b[i] & 0xFF) << 24 | (b[i + 1] & 0xFF) << 16 | (b[i + 2] & 0xFF) << 8 | (b[i + 3] & 0xFF);
-    }
-
-    private static long u64(byte[] b, int i) {
-        return (long) u32(b, i) << 32 | Integer.toUnsignedLong(u32(b, i + 4));
-    }
 }
