@@ -18,6 +18,10 @@ import java.util.Set;
 public final class IwarpProvider implements RdmaProvider {
     private static final Set<String> OPTIONS = Set.of("crc", "threading", "idle", "progressOnPoll", "maxUlpdu", "leaks");
 
+    /** The provider {@link java.util.ServiceLoader} instantiates. */
+    public IwarpProvider() {
+    }
+
     @Override
     public String scheme() {
         return "iwarp";

@@ -11,6 +11,9 @@ public abstract sealed class IdleStrategy permits IdleStrategy.BusySpin, IdleStr
         void await(long nanos);
     }
 
+    IdleStrategy() {
+    }
+
     /** Called after every duty cycle with the work it did. */
     public abstract void idle(int work, Waiter waiter);
 
@@ -23,6 +26,10 @@ public abstract sealed class IdleStrategy permits IdleStrategy.BusySpin, IdleStr
     }
 
     public static final class BusySpin extends IdleStrategy {
+        /** Spins between duty cycles: the lowest latency, one core spent per engine thread. */
+        public BusySpin() {
+        }
+
         @Override
         public void idle(int work, Waiter waiter) {
             if (work == 0) {

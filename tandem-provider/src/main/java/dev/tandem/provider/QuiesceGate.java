@@ -15,6 +15,10 @@ public final class QuiesceGate {
     private static final int SHUT = Integer.MIN_VALUE;
     private static final VarHandle STATE;
 
+    /** An open gate with nobody inside. */
+    public QuiesceGate() {
+    }
+
     static {
         try {
             STATE = MethodHandles.lookup().findVarHandle(QuiesceGate.class, "state", int.class);

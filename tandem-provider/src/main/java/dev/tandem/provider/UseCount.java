@@ -11,6 +11,10 @@ public final class UseCount {
     private static final int CLOSED = -1;
     private final AtomicInteger users = new AtomicInteger();
 
+    /** Open, with no users. */
+    public UseCount() {
+    }
+
     /** Adds a user; false when the queue is already closed. */
     public boolean attach() {
         while (true) {

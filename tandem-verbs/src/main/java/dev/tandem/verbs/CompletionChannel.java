@@ -37,6 +37,10 @@ public final class CompletionChannel implements AutoCloseable {
     private final Map<CompletionQueue, Runnable> beforeWait = new ConcurrentHashMap<>();
     private boolean closed;
 
+    /** An open channel with no CQ yet; a CQ joins it when created with it. */
+    public CompletionChannel() {
+    }
+
     /**
      * The next CQ that had an event it was armed for, waiting up to {@code timeout}; null when none came
      * in time. The CQ is disarmed: arm it again for its next event.

@@ -19,6 +19,10 @@ public final class WorkCompletion {
     private int flags;
     private int vendorError;
 
+    /** An empty completion (a successful SEND of nothing) for a poll to fill. */
+    public WorkCompletion() {
+    }
+
     public long wrId() {
         return wrId;
     }

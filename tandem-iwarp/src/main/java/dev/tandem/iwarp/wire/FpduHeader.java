@@ -10,11 +10,15 @@ import java.nio.ByteBuffer;
  * big-endian (the default).
  */
 public final class FpduHeader {
-    /** MPA length, untagged DDP header and Read Request header: the whole of a Read Request's FPDU before its CRC. */
+    /** ULPDU_LENGTH of a Read Request: the untagged DDP header and the Read Request header. */
     public static final int READ_REQUEST_ULPDU = FpduDescriptor.UNTAGGED_HEADER_LENGTH + ReadRequestDescriptor.LENGTH;
 
     private ByteBuffer buffer;
     private int offset;
+
+    /** A flyweight over nothing yet: {@link #wrap} it around a buffer before use. */
+    public FpduHeader() {
+    }
 
     /** Points this flyweight at the FPDU starting at {@code offset} of {@code buffer}. */
     public FpduHeader wrap(ByteBuffer buffer, int offset) {
