@@ -1,5 +1,6 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.iwarp.ras.EngineCounters;
 import dev.tandem.provider.IdleStrategy;
 import dev.tandem.provider.IdleStrategyKind;
 

@@ -1,6 +1,7 @@
 package dev.tandem.iwarp;
 
 import dev.tandem.iwarp.PendingHandshakes.Closed;
+import dev.tandem.iwarp.ras.AdapterRas;
 import dev.tandem.iwarp.wire.MpaException;
 import dev.tandem.iwarp.wire.MpaFrame;
 import dev.tandem.provider.ErrorCause;

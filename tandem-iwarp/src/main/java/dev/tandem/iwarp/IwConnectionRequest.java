@@ -1,5 +1,6 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.iwarp.ras.AdapterRas;
 import dev.tandem.iwarp.wire.EnhancedParameters;
 import dev.tandem.iwarp.wire.MpaFrame;
 import dev.tandem.ras.TraceLevel;

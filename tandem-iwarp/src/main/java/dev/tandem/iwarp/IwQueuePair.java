@@ -1,42 +1,31 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.iwarp.ras.AdapterRas;
+import dev.tandem.iwarp.ras.QpCounters;
 import dev.tandem.iwarp.wire.TerminateCode;
-import dev.tandem.provider.KitCompletionQueue;
-import dev.tandem.provider.KitMemoryRegion;
-import dev.tandem.provider.KitMemoryWindow;
 import dev.tandem.provider.KitProtectionDomain;
 import dev.tandem.provider.KitQueuePair;
-import dev.tandem.provider.KitSharedReceiveQueue;
-import dev.tandem.provider.MpmcRing;
+import dev.tandem.provider.QueuePairCore;
 import dev.tandem.provider.SendQueue;
 import dev.tandem.provider.StagEntry;
 import dev.tandem.provider.StagTable;
-import dev.tandem.provider.Validation;
 import dev.tandem.ras.TraceComponent;
 import dev.tandem.ras.TraceEvent;
 import dev.tandem.ras.TraceLevel;
-import dev.tandem.verbs.Access;
 import dev.tandem.verbs.AsyncErrorException;
 import dev.tandem.verbs.AsyncEventType;
-import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.ConnectionException;
 import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.InvalidStateException;
-import dev.tandem.verbs.LocalProtectionException;
 import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QpState;
-import dev.tandem.verbs.QueueFullException;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.ReceiveRequest;
 import dev.tandem.verbs.ResourceClosedException;
-import dev.tandem.verbs.STag;
-import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkRequest;
-import dev.tandem.verbs.WrFlags;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
@@ -44,8 +33,9 @@ import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A reliable-connected QP of the software adapter: the verbs' state machine, post-time checks,
- * the send and receive queues, completion generation and the move to ERROR with flush.
+ * A reliable-connected QP of the iWARP adapter: the verbs' state machine, the connection (MPA, the
+ * transmitter and receiver), Terminates, and the move to ERROR with flush. Its queues, post-time
+ * checks, completions and STag operations are the kit's {@link QueuePairCore}.
  */
 final class IwQueuePair implements KitQueuePair, QpContext {
     private final IwarpDevice device;
@@ -53,95 +43,32 @@ final class IwQueuePair implements KitQueuePair, QpContext {
     private final QueuePairConfig config;
     private final int qpNumber;
     private final AtomicReference<QpState> state = new AtomicReference<>(QpState.INIT);
+    /** Queues, checks, completions and STag operations, the same for every transport. */
+    private final QueuePairCore core;
     private final SendQueue sq;
-    private final MpmcRing<ReceiveRequest> rq;
-    private final KitCompletionQueue sendCq;
-    private final KitCompletionQueue receiveCq;
-    private final KitSharedReceiveQueue srq;
     private final QpCounters counters;
     private final SendQueue.Emitter sendEmitter = this::emitSend;
     private volatile Connection connection;
     private volatile boolean closed;
     /** Set by {@link #close} before it fails the QP: a QP being closed raises no DISCONNECTED. */
     private volatile boolean closing;
-    private final java.util.concurrent.atomic.AtomicBoolean queuesDetached = new java.util.concurrent.atomic.AtomicBoolean();
     /** An error the engine found on this QP, reported once by the next post (see {@link AsyncErrorException}). */
     private final AtomicReference<AsyncErrorException> postedError = new AtomicReference<>();
 
     IwQueuePair(IwarpDevice device, KitProtectionDomain pd, QueuePairConfig config, int qpNumber) {
-        var attrs = device.attributes();
-        if (config.sendDepth() > attrs.maxQueuePairDepth() || config.receiveDepth() > attrs.maxQueuePairDepth()) {
-            throw new InvalidArgumentException("queue depths " + config.sendDepth() + "/" + config.receiveDepth()
-                    + " exceed the adapter's maximum of " + attrs.maxQueuePairDepth());
-        }
-        if (config.maxSendSge() > attrs.maxSge() || config.maxReceiveSge() > attrs.maxSge()) {
-            throw new InvalidArgumentException("SGE limits " + config.maxSendSge() + "/" + config.maxReceiveSge()
-                    + " exceed the adapter's maximum of " + attrs.maxSge());
-        }
-        if (config.maxInlineData() > attrs.maxInlineData()) {
-            throw new InvalidArgumentException("maxInlineData " + config.maxInlineData() + " exceeds the adapter's maximum of " + attrs.maxInlineData());
-        }
-        if (config.ird() > attrs.maxIrd() || config.ord() > attrs.maxOrd()) {
-            throw new InvalidArgumentException("IRD/ORD " + config.ird() + "/" + config.ord() + " exceed the adapter's maximum of "
-                    + attrs.maxIrd() + "/" + attrs.maxOrd());
-        }
-        this.sendCq = ownCq(device, config.sendCq(), "send");
-        this.receiveCq = ownCq(device, config.receiveCq(), "receive");
-        if (config.srq() != null && (!(config.srq() instanceof KitSharedReceiveQueue s) || s.pd() != pd)) {
-            throw new InvalidArgumentException("the shared receive queue must belong to the same protection domain as the QP");
-        }
-        this.srq = (KitSharedReceiveQueue) config.srq();
-        attachQueues();
+        this.core = new QueuePairCore(pd, config, qpNumber);
         this.device = device;
         this.pd = pd;
         this.config = config;
         this.qpNumber = qpNumber;
-        this.sq = new SendQueue(config.sendDepth(), config.maxInlineData());
-        this.rq = srq == null ? new MpmcRing<>(config.receiveDepth()) : null;
+        this.sq = core.sendQueue();
         try {
             this.counters = new QpCounters(device.ras(), qpNumber);
         } catch (RuntimeException e) {
-            detachQueues();
+            core.detachQueues();
             throw e;
         }
         trace(TraceLevel.ENTRY_EXIT, AdapterRas.QP_CREATE, config.sendDepth(), config.receiveDepth(), null);
-    }
-
-    /** Takes a use of both CQs and the SRQ, so that none can be closed under this QP; all or none. */
-    private void attachQueues() {
-        if (!sendCq.users().attach()) {
-            throw new ResourceClosedException("the send CQ is closed; create the QP with an open CQ");
-        }
-        if (!receiveCq.users().attach()) {
-            sendCq.users().detach();
-            throw new ResourceClosedException("the receive CQ is closed; create the QP with an open CQ");
-        }
-        if (srq != null && !srq.users().attach()) {
-            sendCq.users().detach();
-            receiveCq.users().detach();
-            throw new ResourceClosedException("the shared receive queue is closed; create the QP with an open SRQ");
-        }
-    }
-
-    private void detachQueues() {
-        if (!queuesDetached.compareAndSet(false, true)) {
-            return;
-        }
-        sendCq.users().detach();
-        receiveCq.users().detach();
-        if (srq != null) {
-            srq.users().detach();
-        }
-    }
-
-    private static KitCompletionQueue ownCq(IwarpDevice device, Object cq, String which) {
-        if (cq instanceof KitCompletionQueue c && c.isClosed()) {
-            throw new ResourceClosedException("the " + which + " CQ is closed; create the QP with an open CQ");
-        }
-        if (!(cq instanceof KitCompletionQueue c) || !device.owns(c)) {
-            throw new InvalidArgumentException("the " + which + " CQ was not created on adapter " + device.name());
-        }
-        return c;
     }
 
     @Override
@@ -203,12 +130,12 @@ final class IwQueuePair implements KitQueuePair, QpContext {
 
     /** Receives posted and not yet consumed (-1 when the QP takes them from an SRQ), for dumps. */
     int receivesPosted() {
-        return rq == null ? -1 : rq.size();
+        return core.receivesPosted();
     }
 
     @Override
     public int maxReceiveSge() {
-        return srq != null ? srq.maxSge() : config.maxReceiveSge();
+        return core.maxReceiveSge();
     }
 
     @Override
@@ -228,7 +155,7 @@ final class IwQueuePair implements KitQueuePair, QpContext {
 
     @Override
     public boolean associated(StagEntry e) {
-        return e.pd == pd && (!e.window || e.boundQp == this);
+        return core.associated(e, this);
     }
 
     @Override
@@ -264,93 +191,17 @@ final class IwQueuePair implements KitQueuePair, QpContext {
             throw new InvalidStateException("postSend on QP " + qpNumber + " in state " + s
                     + ": sends may be posted in RTS (connect the QP or accept a request onto it first)");
         }
-        if ((request.flags() & ~WrFlags.ALL) != 0) {
-            throw new InvalidArgumentException("work request flags 0x" + Integer.toHexString(request.flags()) + " contain unknown bits");
-        }
-        checkRequest(request);
-        long pos = sq.claim();
-        if (pos < 0) {
-            throw new QueueFullException("send queue of QP " + qpNumber + " is full (" + config.sendDepth()
-                    + " requests outstanding); poll completions before posting more");
-        }
-        if (WrFlags.has(request.flags(), WrFlags.INLINE)) {
-            copyInline(pos, request);
-        }
-        sq.publish(pos, request);
+        Connection c = connection;
+        core.checkSend(request, c == null ? -1 : c.ord);
+        long pos = core.enqueueSend(request);
         counters.sendQueued(pos + 1 - sq.head());
         if (state.get() == QpState.ERROR) {
             flushSendQueue(null, 0);
             return;
         }
-        Connection c = connection;
+        c = connection;
         if (c != null) {
             c.tx.poll();
-        }
-    }
-
-    private String what(WorkRequest request) {
-        return Validation.what("QP", qpNumber, request.getClass().getSimpleName(), request.wrId());
-    }
-
-    private void checkRequest(WorkRequest request) {
-        switch (request) {
-            case WorkRequest.RdmaRead read -> {
-                Validation.checkSgl(read.sgl(), pd, config.maxSendSge(), Access.LOCAL_WRITE, "QP", qpNumber, "RdmaRead sink", read.wrId());
-                Connection c = connection;
-                if (c != null && c.ord == 0) {
-                    throw new InvalidStateException(what(request) + ": RDMA Read needs ORD of at least 1, but the connection negotiated ORD 0"
-                            + " (the peer offered IRD 0)");
-                }
-            }
-            case WorkRequest.BindWindow bind -> {
-                if (!(bind.window() instanceof KitMemoryWindow w) || w.kitPd() != pd) {
-                    throw new LocalProtectionException(what(request) + ": window " + bind.window() + " is not a window of this QP's protection domain");
-                }
-                if (device.stags().resolve(bind.region()) == null) {
-                    throw new LocalProtectionException(what(request) + ": region " + bind.region() + " is not one of adapter " + device.name()
-                            + ": " + device.stags().whyUnresolved(bind.region()));
-                }
-            }
-            case WorkRequest.LocalInvalidate inv -> {
-            }
-            default -> {
-                long length = Validation.checkSgl(request.sgl(), pd, config.maxSendSge(), 0, "QP", qpNumber,
-                        request.getClass().getSimpleName(), request.wrId());
-                if (length > device.attributes().maxMessageSize()) {
-                    throw new InvalidArgumentException(what(request) + ": message of " + length + " bytes exceeds the maximum of "
-                            + device.attributes().maxMessageSize());
-                }
-                if (WrFlags.has(request.flags(), WrFlags.INLINE) && length > config.maxInlineData()) {
-                    throw new InvalidArgumentException(what(request) + ": INLINE payload of " + length + " bytes exceeds maxInlineData "
-                            + config.maxInlineData());
-                }
-            }
-        }
-        if (WrFlags.has(request.flags(), WrFlags.SOLICITED)
-                && !(request instanceof WorkRequest.Send || request instanceof WorkRequest.SendWithInvalidate)) {
-            throw new InvalidArgumentException(what(request) + ": SOLICITED applies to Sends only");
-        }
-        if (WrFlags.has(request.flags(), WrFlags.INLINE) && !carriesPayload(request)) {
-            // refused rather than ignored (rxe answers EINVAL; siw ignores it): a Read has no payload
-            // to copy, and a program that relies on one provider's leniency breaks on the next
-            throw new InvalidArgumentException(what(request) + ": INLINE applies to Sends and RDMA Writes only (their payload is"
-                    + " copied at post time); post this request without INLINE");
-        }
-    }
-
-    /** Sends and Writes carry a payload from the sender's memory; only they may be INLINE. */
-    private static boolean carriesPayload(WorkRequest request) {
-        return request instanceof WorkRequest.Send || request instanceof WorkRequest.SendWithInvalidate
-                || request instanceof WorkRequest.RdmaWrite;
-    }
-
-    private void copyInline(long pos, WorkRequest request) {
-        MemorySegment target = sq.inlineSegment();
-        long at = sq.inlineOffset(pos);
-        for (int i = 0; i < request.sgl().size(); i++) {
-            Sge s = request.sgl().get(i);
-            MemorySegment.copy(s.region().segment(), s.offset(), target, at, s.length());
-            at += s.length();
         }
     }
 
@@ -367,18 +218,11 @@ final class IwQueuePair implements KitQueuePair, QpContext {
     private void postReceiveInside(ReceiveRequest request) {
         checkOpen();
         reportPostedError();
-        if (srq != null) {
-            throw new InvalidStateException("QP " + qpNumber + " takes its receive buffers from a shared receive queue; post to the SRQ");
-        }
         QpState s = state.get();
-        if (s == QpState.RESET) {
+        if (s == QpState.RESET && !core.usesSrq()) {
             throw new InvalidStateException("postReceive on QP " + qpNumber + " in state RESET; move it to INIT first");
         }
-        Validation.checkReceive(request, pd, config.maxReceiveSge(), "QP", qpNumber);
-        if (rq.size() >= config.receiveDepth() || !rq.offer(request)) {
-            throw new QueueFullException("receive queue of QP " + qpNumber + " is full (" + config.receiveDepth() + " buffers posted)");
-        }
-        counters.receiveQueued(rq.size());
+        counters.receiveQueued(core.enqueueReceive(request));
         if (state.get() == QpState.ERROR) {
             flushReceives();
         }
@@ -386,34 +230,20 @@ final class IwQueuePair implements KitQueuePair, QpContext {
 
     @Override
     public ReceiveRequest takeReceive() {
-        return srq != null ? srq.take() : rq.poll();
+        return core.takeReceive();
     }
 
     // ---------------------------------------------------------------- completions
 
     private void emitSend(WorkRequest wr, CompletionStatus status, int vendorError, long emittingPosition) {
-        boolean ok = status == CompletionStatus.SUCCESS;
-        if (ok && !config.signalAll() && !WrFlags.has(wr.flags(), WrFlags.SIGNALED)) {
-            return;
-        }
-        CompletionOpcode op = switch (wr) {
-            case WorkRequest.RdmaWrite w -> CompletionOpcode.RDMA_WRITE;
-            case WorkRequest.RdmaRead r -> CompletionOpcode.RDMA_READ;
-            case WorkRequest.BindWindow b -> CompletionOpcode.BIND_WINDOW;
-            case WorkRequest.LocalInvalidate l -> CompletionOpcode.LOCAL_INVALIDATE;
-            default -> CompletionOpcode.SEND;
-        };
-        long length = ok ? wr.length() : 0;
-        device.ras().completion(status);
-        if (!sendCq.add(wr.wrId(), status, op, length, qpNumber, 0, 0, vendorError, sq, emittingPosition)) {
+        if (!core.completeSend(wr, status, vendorError, emittingPosition)) {
             fail(Failure.lost(AsyncEventType.QP_FATAL, "send completion queue overflowed"));
         }
     }
 
     @Override
     public void completeReceive(ReceiveRequest r, CompletionStatus status, long length, int flags, int invalidated, int vendorError) {
-        device.ras().completion(status);
-        if (!receiveCq.add(r.wrId(), status, CompletionOpcode.RECV, length, qpNumber, invalidated, flags, vendorError, null, 0)) {
+        if (!core.completeReceive(r, status, length, flags, invalidated, vendorError)) {
             fail(Failure.lost(AsyncEventType.QP_FATAL, "receive completion queue overflowed"));
         }
     }
@@ -423,8 +253,8 @@ final class IwQueuePair implements KitQueuePair, QpContext {
     @Override
     public void executeLocal(long pos, WorkRequest wr) {
         CompletionStatus status = switch (wr) {
-            case WorkRequest.BindWindow b -> bind(b);
-            case WorkRequest.LocalInvalidate inv -> localInvalidate(inv.stag());
+            case WorkRequest.BindWindow b -> core.bind(b, this);
+            case WorkRequest.LocalInvalidate inv -> core.localInvalidate(inv.stag(), this);
             default -> CompletionStatus.LOC_QP_OP_ERR;
         };
         sq.finish(pos, status, 0);
@@ -434,39 +264,6 @@ final class IwQueuePair implements KitQueuePair, QpContext {
             fail(Failure.lost(AsyncEventType.QP_FATAL, "local " + wr.getClass().getSimpleName() + " wrId " + wr.wrId() + " failed: " + status));
         }
         sq.complete(sendEmitter);
-    }
-
-    private CompletionStatus bind(WorkRequest.BindWindow b) {
-        KitMemoryWindow w = (KitMemoryWindow) b.window();
-        KitMemoryRegion r = device.stags().resolve(b.region());
-        StagEntry e = w.entry();
-        if (r == null || w.isClosed() || !r.isValid() || r.kitPd() != pd || e.valid
-                || !Access.allows(r.access(), Access.MW_BIND)
-                || b.offset() < 0 || b.windowLength() < 0 || b.offset() + b.windowLength() > r.length()
-                || (Access.allows(b.access(), Access.REMOTE_WRITE) && !Access.allows(r.access(), Access.LOCAL_WRITE))) {
-            device.logger().log(System.Logger.Level.DEBUG, () -> "bind of " + w + " to " + r + " refused");
-            return CompletionStatus.MW_BIND_ERR;
-        }
-        e.region = r;
-        e.base = b.offset();
-        e.length = b.windowLength();
-        e.access = b.access();
-        e.boundQp = this;
-        e.key = b.newKey();
-        e.valid = true;
-        return CompletionStatus.SUCCESS;
-    }
-
-    private CompletionStatus localInvalidate(int stag) {
-        StagEntry e = device.stags().lookup(stag);
-        if (e == null || e.pd != pd || e.key != STag.key(stag) || (e.window && e.boundQp != null && e.boundQp != this)) {
-            return CompletionStatus.LOC_PROT_ERR;
-        }
-        e.valid = false;
-        if (e.window) {
-            e.boundQp = null;
-        }
-        return CompletionStatus.SUCCESS;
     }
 
     /**
@@ -488,18 +285,11 @@ final class IwQueuePair implements KitQueuePair, QpContext {
      */
     @Override
     public TerminateCode remoteInvalidate(int stag) {
-        StagEntry e = device.stags().lookup(stag);
-        if (e == null || e.key != STag.key(stag)) {
-            return TerminateCode.RDMAP_CANNOT_INVALIDATE;
-        }
-        if (e.pd != pd || (e.window && e.boundQp != null && e.boundQp != this)) {
-            return TerminateCode.RDMAP_CANNOT_INVALIDATE_PROTECTION;
-        }
-        e.valid = false;
-        if (e.window) {
-            e.boundQp = null;
-        }
-        return null;
+        return switch (core.remoteInvalidate(stag, this)) {
+            case DONE -> null;
+            case NOT_ISSUED -> TerminateCode.RDMAP_CANNOT_INVALIDATE;
+            case NOT_THIS_QPS -> TerminateCode.RDMAP_CANNOT_INVALIDATE_PROTECTION;
+        };
     }
 
     @Override
@@ -605,7 +395,7 @@ final class IwQueuePair implements KitQueuePair, QpContext {
             // rdma_cm reports it for iWARP: one handler sees every end (a closed QP raises nothing)
             device.raise(AsyncEventType.DISCONNECTED, this, "connection " + c + " ended: " + f.detail());
         }
-        if (srq != null) {
+        if (core.usesSrq()) {
             device.raise(AsyncEventType.LAST_WQE_REACHED, this, "QP " + qpNumber + " left its shared receive queue");
         }
         device.transport().wake();
@@ -623,24 +413,12 @@ final class IwQueuePair implements KitQueuePair, QpContext {
     }
 
     private void flushSendQueue(CompletionStatus headStatus, int vendorError) {
-        boolean first = true;
-        long tx = sq.txIndex();
-        for (long pos = sq.head(); pos < sq.tail(); pos++) {
-            CompletionStatus s = first && headStatus != null && pos < tx ? headStatus : CompletionStatus.WR_FLUSH_ERR;
-            if (sq.finish(pos, s, s == CompletionStatus.WR_FLUSH_ERR ? 0 : vendorError)) {
-                first = false;
-            }
-        }
-        sq.complete(sendEmitter);
+        core.flushSends(headStatus, vendorError, sendEmitter);
     }
 
     private void flushReceives() {
-        if (rq == null) {
-            return;
-        }
-        ReceiveRequest r;
-        while ((r = rq.poll()) != null) {
-            completeReceive(r, CompletionStatus.WR_FLUSH_ERR, 0, 0, 0, 0);
+        if (!core.flushReceives()) {
+            fail(Failure.lost(AsyncEventType.QP_FATAL, "receive completion queue overflowed"));
         }
     }
 
@@ -761,7 +539,7 @@ final class IwQueuePair implements KitQueuePair, QpContext {
         if (c != null) {
             c.close();
         }
-        detachQueues();
+        core.detachQueues();
         device.transport().deactivate(this);
         counters.close();
         pd.forget(this);

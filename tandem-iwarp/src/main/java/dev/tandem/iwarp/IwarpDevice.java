@@ -1,5 +1,6 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.iwarp.ras.AdapterRas;
 import dev.tandem.provider.DeviceCore;
 import dev.tandem.provider.ErrorCause;
 import dev.tandem.provider.KitCompletionQueue;

@@ -1,5 +1,7 @@
 package dev.tandem.iwarp;
 
+import dev.tandem.iwarp.ras.AdapterRas;
+import dev.tandem.iwarp.ras.QpCounters;
 import dev.tandem.iwarp.wire.TerminateCode;
 import dev.tandem.provider.SendQueue;
 import dev.tandem.provider.StagEntry;

@@ -304,8 +304,8 @@ public final class KitCompletionQueue implements CompletionQueue, TrackedResourc
         }
         int n = users.close();
         if (n > 0) {
-            throw new dev.tandem.verbs.ResourceInUseException("completion queue " + number() + " of " + device.name() + " is used by " + n
-                    + " queue pair(s); close them before the CQ (it stays open)");
+            throw new dev.tandem.verbs.ResourceInUseException("completion queue " + number() + " of " + device.name() + " is the send or receive CQ of open"
+                    + " queue pairs (" + n + " uses); close those queue pairs before the CQ (it stays open)");
         }
         closed = true;
         if (channel != null) {

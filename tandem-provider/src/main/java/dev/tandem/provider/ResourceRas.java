@@ -6,6 +6,7 @@ import dev.tandem.ras.CountersFullException;
 import dev.tandem.ras.ProcessRas;
 import dev.tandem.ras.RasFile;
 import dev.tandem.ras.ResourceSlot;
+import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.ResourceLimitException;
 
 import java.util.EnumMap;
@@ -22,11 +23,15 @@ public final class ResourceRas implements AutoCloseable {
     private final String adapter;
     private final RasFile file;
     private final Counter asyncEventsDropped;
+    private final Counter[] completionsByStatus = new Counter[CompletionStatus.values().length];
     private final Map<ResourceKind, AtomicInteger> numbers = new EnumMap<>(ResourceKind.class);
 
     public ResourceRas(String adapter) {
         this.adapter = adapter;
         this.file = ProcessRas.acquire();
+        for (CompletionStatus s : CompletionStatus.values()) {
+            completionsByStatus[s.ordinal()] = file.counters().allocate(CounterType.ADAPTER.id(), adapter + " completions " + s, 0);
+        }
         this.asyncEventsDropped = file.counters().allocate(CounterType.ADAPTER.id(), adapter + " async events dropped", 0);
         for (ResourceKind k : ResourceKind.values()) {
             numbers.put(k, new AtomicInteger(1));
@@ -93,6 +98,11 @@ public final class ResourceRas implements AutoCloseable {
         file.errorLog().record(adapter + ": " + cause, detail);
     }
 
+    /** A work completion of {@code status} was generated (on any CQ of the adapter). */
+    void completion(CompletionStatus status) {
+        completionsByStatus[status.ordinal()].incrementAtomic();
+    }
+
     /** An async event found every queue full and was dropped. */
     void asyncEventDropped() {
         asyncEventsDropped.incrementAtomic();
@@ -111,6 +121,7 @@ public final class ResourceRas implements AutoCloseable {
     @Override
     public void close() {
         asyncEventsDropped.close();
+        closeAll(completionsByStatus);
         ProcessRas.release();
     }
 }

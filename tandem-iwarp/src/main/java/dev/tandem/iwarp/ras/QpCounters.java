@@ -1,4 +1,4 @@
-package dev.tandem.iwarp;
+package dev.tandem.iwarp.ras;
 
 import dev.tandem.iwarp.wire.RdmapOpcode;
 import dev.tandem.ras.Counter;
@@ -14,7 +14,7 @@ import dev.tandem.verbs.WorkRequest;
  * may race: a plain read, and a CAS only when the mark rises. The FPDU trace points live here too:
  * level 7 per FPDU, level 8 per placement and per sealed FPDU.
  */
-final class QpCounters implements AutoCloseable {
+public final class QpCounters implements AutoCloseable {
     private final AdapterRas adapter;
     private final int qpNumber;
     private final Counter messagesSent;
@@ -27,7 +27,7 @@ final class QpCounters implements AutoCloseable {
     private final Counter sendQueueHighWater;
     private final Counter receiveQueueHighWater;
 
-    QpCounters(AdapterRas adapter, int qpNumber) {
+    public QpCounters(AdapterRas adapter, int qpNumber) {
         this.adapter = adapter;
         this.qpNumber = qpNumber;
         Counter[] c = adapter.resourceCounters(CounterType.QP, "qp " + qpNumber, qpNumber, "messages sent", "bytes sent",
@@ -45,30 +45,30 @@ final class QpCounters implements AutoCloseable {
     }
 
     /** A send was posted; {@code outstanding} requests are in the send queue now (posted, not completed). */
-    void sendQueued(long outstanding) {
+    public void sendQueued(long outstanding) {
         sendQueueHighWater.setMaxAtomic(outstanding);
     }
 
     /** A receive was posted; {@code queued} are waiting now. */
-    void receiveQueued(long queued) {
+    public void receiveQueued(long queued) {
         receiveQueueHighWater.setMaxAtomic(queued);
     }
 
     /** Level 8: the payload of an FPDU is about to be placed ({@code target}: STag if tagged, else MSN). */
-    void placing(int opcode, int target, int bytes) {
+    public void placing(int opcode, int target, int bytes) {
         if (adapter.rx.enabled(TraceLevel.HOT_INTERNALS)) {
             adapter.rx.record(TraceLevel.HOT_INTERNALS, AdapterRas.PLACE, qpNumber, opcode, target & 0xFFFF_FFFFL, bytes, null);
         }
     }
 
     /** Level 8: an FPDU was sealed (pad and CRC appended) for sending. */
-    void sealed(int opcode, int ulpdu, int crc) {
+    public void sealed(int opcode, int ulpdu, int crc) {
         if (adapter.tx.enabled(TraceLevel.HOT_INTERNALS)) {
             adapter.tx.record(TraceLevel.HOT_INTERNALS, AdapterRas.SEAL, qpNumber, opcode, ulpdu, crc & 0xFFFF_FFFFL, null);
         }
     }
 
-    void sent(WorkRequest wr) {
+    public void sent(WorkRequest wr) {
         int op = switch (wr) {
             case WorkRequest.RdmaWrite w -> dev.tandem.iwarp.wire.RdmapOpcode.RDMA_WRITE;
             case WorkRequest.RdmaRead r -> dev.tandem.iwarp.wire.RdmapOpcode.READ_REQUEST;
@@ -84,62 +84,62 @@ final class QpCounters implements AutoCloseable {
     }
 
     /** A Read Response of {@code bytes} went out (the responder's side of an RDMA Read). */
-    void sentReadResponse(long bytes) {
+    public void sentReadResponse(long bytes) {
         messagesSent.increment();
         bytesSent.add(bytes);
         adapter.sent(dev.tandem.iwarp.wire.RdmapOpcode.READ_RESPONSE);
     }
 
-    void fpduSent(int opcode, int ulpdu) {
+    public void fpduSent(int opcode, int ulpdu) {
         fpdusSent.increment();
         if (adapter.tx.enabled(TraceLevel.HOT_ENTRY_EXIT)) {
             adapter.tx.record(TraceLevel.HOT_ENTRY_EXIT, AdapterRas.FPDU_SENT, opcode, ulpdu);
         }
     }
 
-    void fpduReceived(int opcode, int ulpdu) {
+    public void fpduReceived(int opcode, int ulpdu) {
         fpdusReceived.increment();
         if (adapter.rx.enabled(TraceLevel.HOT_ENTRY_EXIT)) {
             adapter.rx.record(TraceLevel.HOT_ENTRY_EXIT, AdapterRas.FPDU_RECEIVED, opcode, ulpdu);
         }
     }
 
-    void received(int opcode, long bytes) {
+    public void received(int opcode, long bytes) {
         messagesReceived.increment();
         bytesReceived.add(bytes);
         adapter.received(opcode);
     }
 
-    void countMalformed() {
+    public void countMalformed() {
         malformed.increment();
         adapter.malformedFrames.incrementAtomic();
     }
 
-    long messagesSent() {
+    public long messagesSent() {
         return messagesSent.get();
     }
 
-    long messagesReceived() {
+    public long messagesReceived() {
         return messagesReceived.get();
     }
 
-    long bytesSent() {
+    public long bytesSent() {
         return bytesSent.get();
     }
 
-    long bytesReceived() {
+    public long bytesReceived() {
         return bytesReceived.get();
     }
 
-    long fpdusSent() {
+    public long fpdusSent() {
         return fpdusSent.get();
     }
 
-    long fpdusReceived() {
+    public long fpdusReceived() {
         return fpdusReceived.get();
     }
 
-    long malformed() {
+    public long malformed() {
         return malformed.get();
     }
 

@@ -1,4 +1,4 @@
-package dev.tandem.iwarp;
+package dev.tandem.iwarp.ras;
 
 import dev.tandem.iwarp.wire.RdmapOpcode;
 import dev.tandem.iwarp.wire.TerminateCode;
@@ -9,7 +9,6 @@ import dev.tandem.ras.ErrorLog;
 import dev.tandem.ras.RasFile;
 import dev.tandem.ras.TraceComponent;
 import dev.tandem.ras.TraceEvent;
-import dev.tandem.verbs.CompletionStatus;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -18,74 +17,74 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What one iWARP adapter reports into the process's RAS file beside what the kit's
- * {@link ResourceRas} reports for every adapter: its counters (messages per opcode, completions per
- * status, connection management, Terminates per code, CRC and framing errors) and the trace
+ * {@link ResourceRas} reports for every adapter (resource counters, completions per status, errors):
+ * its counters (messages per opcode, connection management, Terminates per code, CRC and framing
+ * errors) and the trace
  * components {@code iwarp.cm}, {@code iwarp.rx}, {@code iwarp.tx} and {@code verbs.qp}. Counters
  * written from several threads use atomic adds; the per-QP counters ({@link QpCounters}) have one
  * writer each.
  */
-final class AdapterRas implements AutoCloseable {
+public final class AdapterRas implements AutoCloseable {
     /** Counter type ids, as {@code tandem stat --type} filters them. */
-    static final int TYPE_ADAPTER = CounterType.ADAPTER.id();
-    static final int TYPE_TERMINATE = CounterType.TERMINATE.id();
+    public static final int TYPE_ADAPTER = CounterType.ADAPTER.id();
+    public static final int TYPE_TERMINATE = CounterType.TERMINATE.id();
     /** An engine thread's duty cycles ({@link EngineCounters}). */
-    static final int TYPE_ENGINE = CounterType.ENGINE.id();
+    public static final int TYPE_ENGINE = CounterType.ENGINE.id();
 
-    static final TraceEvent CONNECT = TraceEvent.of("connect");
-    static final TraceEvent QP_CREATE = TraceEvent.of("create");
-    static final TraceEvent QP_MODIFY = TraceEvent.of("modify");
-    static final TraceEvent QP_ERROR = TraceEvent.of("to-error");
-    static final TraceEvent QP_CLOSE = TraceEvent.of("close");
-    static final TraceEvent ACCEPT = TraceEvent.of("accept");
-    static final TraceEvent REJECT = TraceEvent.of("reject");
+    public static final TraceEvent CONNECT = TraceEvent.of("connect");
+    public static final TraceEvent QP_CREATE = TraceEvent.of("create");
+    public static final TraceEvent QP_MODIFY = TraceEvent.of("modify");
+    public static final TraceEvent QP_ERROR = TraceEvent.of("to-error");
+    public static final TraceEvent QP_CLOSE = TraceEvent.of("close");
+    public static final TraceEvent ACCEPT = TraceEvent.of("accept");
+    public static final TraceEvent REJECT = TraceEvent.of("reject");
     /** Level 5: a listener closed a pending handshake (port, reason, bytes of the Request received, source address). */
-    static final TraceEvent HANDSHAKE_DROP = TraceEvent.of("hs-drop");
-    static final TraceEvent FAULT = TraceEvent.of("fault");
-    static final TraceEvent TERMINATE = TraceEvent.of("term");
-    static final TraceEvent FPDU_SENT = TraceEvent.of("fpdu-tx");
-    static final TraceEvent FPDU_RECEIVED = TraceEvent.of("fpdu-rx");
+    public static final TraceEvent HANDSHAKE_DROP = TraceEvent.of("hs-drop");
+    public static final TraceEvent FAULT = TraceEvent.of("fault");
+    public static final TraceEvent TERMINATE = TraceEvent.of("term");
+    public static final TraceEvent FPDU_SENT = TraceEvent.of("fpdu-tx");
+    public static final TraceEvent FPDU_RECEIVED = TraceEvent.of("fpdu-rx");
     /** Level 8: an FPDU's payload is about to be placed (qp, opcode, STag or MSN, bytes). */
-    static final TraceEvent PLACE = TraceEvent.of("rx-place");
+    public static final TraceEvent PLACE = TraceEvent.of("rx-place");
     /** Level 8: an FPDU was sealed for sending (qp, opcode, ULPDU length, CRC). */
-    static final TraceEvent SEAL = TraceEvent.of("tx-seal");
+    public static final TraceEvent SEAL = TraceEvent.of("tx-seal");
 
     private final String adapter;
     /** The transport-neutral part: resource counters, owner table, error log; the adapter's core owns it. */
     private final ResourceRas core;
     private final RasFile file;
-    final ErrorLog errors;
-    final TraceComponent cm;
-    final TraceComponent rx;
-    final TraceComponent tx;
+    public final ErrorLog errors;
+    public final TraceComponent cm;
+    public final TraceComponent rx;
+    public final TraceComponent tx;
     /** QP verbs: create, modify, connect, close at level 4 (entry/exit), moves to ERROR at level 2 (rare). */
-    final TraceComponent qp;
+    public final TraceComponent qp;
     private final Counter[] sentByOpcode = new Counter[RdmapOpcode.MAX + 1];
     private final Counter[] receivedByOpcode = new Counter[RdmapOpcode.MAX + 1];
-    private final Counter[] completionsByStatus = new Counter[CompletionStatus.values().length];
-    final Counter connectAttempts;
-    final Counter connectsEstablished;
-    final Counter connectsRejected;
-    final Counter connectTimeouts;
-    final Counter requestsAccepted;
-    final Counter requestsRejected;
-    final Counter crcErrors;
-    final Counter malformedFrames;
+    public final Counter connectAttempts;
+    public final Counter connectsEstablished;
+    public final Counter connectsRejected;
+    public final Counter connectTimeouts;
+    public final Counter requestsAccepted;
+    public final Counter requestsRejected;
+    public final Counter crcErrors;
+    public final Counter malformedFrames;
     /** Handshakes (TCP connected, MPA Request not complete) pending on the adapter's listeners right now: a gauge. */
-    final Counter handshakesPending;
-    final Counter handshakesTimedOut;
-    final Counter handshakesClosedSourceLimit;
-    final Counter handshakesClosedListenerLimit;
+    public final Counter handshakesPending;
+    public final Counter handshakesTimedOut;
+    public final Counter handshakesClosedSourceLimit;
+    public final Counter handshakesClosedListenerLimit;
     /** Connections that ended (or failed) before their MPA Request was complete. */
-    final Counter handshakesClosedByPeer;
-    final Counter mpaRequestsMalformed;
+    public final Counter handshakesClosedByPeer;
+    public final Counter mpaRequestsMalformed;
     /** Requests answered with a reject Reply by the listener itself (markers, Enhanced without IRD/ORD). */
-    final Counter mpaRequestsRefused;
-    final Counter acceptFailures;
+    public final Counter mpaRequestsRefused;
+    public final Counter acceptFailures;
     private final Map<TerminateCode, Counter> terminatesSent = new ConcurrentHashMap<>();
     private final Map<TerminateCode, Counter> terminatesReceived = new ConcurrentHashMap<>();
     private final List<Counter> all = new ArrayList<>();
 
-    AdapterRas(ResourceRas core) {
+    public AdapterRas(ResourceRas core) {
         this.core = core;
         this.adapter = core.adapter();
         this.file = core.file();
@@ -97,9 +96,6 @@ final class AdapterRas implements AutoCloseable {
         for (int op = 0; op <= RdmapOpcode.MAX; op++) {
             sentByOpcode[op] = counter("sent " + RdmapOpcode.name(op));
             receivedByOpcode[op] = counter("received " + RdmapOpcode.name(op));
-        }
-        for (CompletionStatus s : CompletionStatus.values()) {
-            completionsByStatus[s.ordinal()] = counter("completions " + s);
         }
         connectAttempts = counter("connect attempts");
         connectsEstablished = counter("connects established");
@@ -126,27 +122,23 @@ final class AdapterRas implements AutoCloseable {
     }
 
     /** Counters of one resource, labelled {@code <adapter> <resource> <name>}, all or none (see {@link ResourceRas#resourceCounters}). */
-    Counter[] resourceCounters(CounterType type, String resource, long ownerKey, String... names) {
+    public Counter[] resourceCounters(CounterType type, String resource, long ownerKey, String... names) {
         return core.resourceCounters(type, resource, ownerKey, names);
     }
 
-    void sent(int opcode) {
+    public void sent(int opcode) {
         sentByOpcode[opcode].incrementAtomic();
     }
 
-    void received(int opcode) {
+    public void received(int opcode) {
         receivedByOpcode[opcode].incrementAtomic();
     }
 
-    void completion(CompletionStatus status) {
-        completionsByStatus[status.ordinal()].incrementAtomic();
-    }
-
-    void terminateSent(TerminateCode code) {
+    public void terminateSent(TerminateCode code) {
         terminateCounter(terminatesSent, "sent", code).incrementAtomic();
     }
 
-    void terminateReceived(TerminateCode code) {
+    public void terminateReceived(TerminateCode code) {
         terminateCounter(terminatesReceived, "received", code).incrementAtomic();
     }
 
@@ -161,7 +153,7 @@ final class AdapterRas implements AutoCloseable {
     }
 
     /** Records an error once per distinct cause (with a count) in the process's error log. */
-    void error(String cause, String detail) {
+    public void error(String cause, String detail) {
         core.error(cause, detail);
     }
 

@@ -1,4 +1,4 @@
-package dev.tandem.iwarp;
+package dev.tandem.iwarp.ras;
 
 import dev.tandem.provider.ResourceRas;
 import dev.tandem.ras.Counter;
@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
  * cycle adds is taken only when it did work) and how many took longer than the threshold. Only the
  * engine thread writes them (plain stores); it closes them as it ends.
  */
-final class EngineCounters implements AutoCloseable {
+public final class EngineCounters implements AutoCloseable {
     private final long slowNanos;
     private final Counter cycles;
     private final Counter workingCycles;
@@ -20,7 +20,7 @@ final class EngineCounters implements AutoCloseable {
     private final Counter slowCycles;
     private boolean closed;
 
-    EngineCounters(String engine, long slowNanos) {
+    public EngineCounters(String engine, long slowNanos) {
         this.slowNanos = slowNanos;
         Counter[] c;
         try {
@@ -42,12 +42,12 @@ final class EngineCounters implements AutoCloseable {
     }
 
     /** A cycle that found nothing to do. */
-    void idleCycle() {
+    public void idleCycle() {
         cycles.increment();
     }
 
     /** A cycle that did work and took {@code nanos}. */
-    void workingCycle(long nanos) {
+    public void workingCycle(long nanos) {
         cycles.increment();
         workingCycles.increment();
         workingNanos.add(nanos);
