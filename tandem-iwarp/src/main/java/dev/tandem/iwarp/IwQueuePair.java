@@ -29,7 +29,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -42,7 +41,6 @@ final class IwQueuePair implements KitQueuePair, QpContext {
     private final KitProtectionDomain pd;
     private final QueuePairConfig config;
     private final int qpNumber;
-    private final AtomicReference<QpState> state = new AtomicReference<>(QpState.INIT);
     /** Queues, checks, completions and STag operations, the same for every transport. */
     private final QueuePairCore core;
     private final SendQueue sq;
@@ -78,17 +76,17 @@ final class IwQueuePair implements KitQueuePair, QpContext {
 
     @Override
     public QpState state() {
-        return state.get();
+        return core.state();
     }
 
     @Override
     public boolean inError() {
-        return state.get() == QpState.ERROR;
+        return core.inError();
     }
 
     @Override
     public boolean isDraining() {
-        return state.get() == QpState.SQD;
+        return core.state() == QpState.SQD;
     }
 
     @Override
@@ -186,16 +184,12 @@ final class IwQueuePair implements KitQueuePair, QpContext {
         if (request == null) {
             throw new InvalidArgumentException("postSend: request is null");
         }
-        QpState s = state.get();
-        if (s != QpState.RTS && s != QpState.SQD && s != QpState.ERROR) {
-            throw new InvalidStateException("postSend on QP " + qpNumber + " in state " + s
-                    + ": sends may be posted in RTS (connect the QP or accept a request onto it first)");
-        }
+        core.checkSendState();
         Connection c = connection;
         core.checkSend(request, c == null ? -1 : c.ord);
         long pos = core.enqueueSend(request);
         counters.sendQueued(pos + 1 - sq.head());
-        if (state.get() == QpState.ERROR) {
+        if (core.inError()) {
             flushSendQueue(null, 0);
             return;
         }
@@ -218,12 +212,8 @@ final class IwQueuePair implements KitQueuePair, QpContext {
     private void postReceiveInside(ReceiveRequest request) {
         checkOpen();
         reportPostedError();
-        QpState s = state.get();
-        if (s == QpState.RESET && !core.usesSrq()) {
-            throw new InvalidStateException("postReceive on QP " + qpNumber + " in state RESET; move it to INIT first");
-        }
         counters.receiveQueued(core.enqueueReceive(request));
-        if (state.get() == QpState.ERROR) {
+        if (core.inError()) {
             flushReceives();
         }
     }
@@ -311,16 +301,9 @@ final class IwQueuePair implements KitQueuePair, QpContext {
 
     private void modifyInside(QpState target) {
         checkOpen();
-        trace(TraceLevel.ENTRY_EXIT, AdapterRas.QP_MODIFY, state.get().ordinal(), target == null ? -1 : target.ordinal(),
-                target == null ? null : state.get() + " -> " + target);
-        if (target == null) {
-            throw new InvalidArgumentException("modify: target state is null");
-        }
-        QpState current = state.get();
-        if (!current.canModifyTo(target)) {
-            throw new InvalidStateException("QP " + qpNumber + " cannot move from " + current + " to " + target
-                    + "; allowed from " + current + ": " + Arrays.stream(QpState.values()).filter(current::canModifyTo).toList());
-        }
+        trace(TraceLevel.ENTRY_EXIT, AdapterRas.QP_MODIFY, core.state().ordinal(), target == null ? -1 : target.ordinal(),
+                target == null ? null : core.state() + " -> " + target);
+        QpState current = core.checkModify(target);
         switch (target) {
             case ERROR -> fail(Failure.local("consumer moved QP " + qpNumber + " to ERROR"));
             case RESET -> {
@@ -328,17 +311,17 @@ final class IwQueuePair implements KitQueuePair, QpContext {
                     fail(Failure.local("consumer moved QP " + qpNumber + " to RESET"));
                 }
                 connection = null;
-                state.set(QpState.RESET);
+                core.moveTo(QpState.RESET);
             }
             case RTS -> {
                 Connection c = connection;
                 if (c == null || c.isClosed()) {
                     throw new InvalidStateException("QP " + qpNumber + " is not connected; connect it (or accept a request onto it) to reach RTS");
                 }
-                state.set(QpState.RTS);
+                core.moveTo(QpState.RTS);
                 c.tx.poll();
             }
-            default -> state.set(target);
+            default -> core.moveTo(target);
         }
     }
 
@@ -356,7 +339,7 @@ final class IwQueuePair implements KitQueuePair, QpContext {
      */
     @Override
     public void fail(Failure f, Runnable inProgress) {
-        QpState prev = state.getAndSet(QpState.ERROR);
+        QpState prev = core.enterError();
         if (prev == QpState.ERROR) {
             if (inProgress != null) {
                 inProgress.run();
@@ -432,7 +415,7 @@ final class IwQueuePair implements KitQueuePair, QpContext {
         }
         byte[] pd = privateData == null ? new byte[0] : privateData;
         Mpa.checkPrivateData(pd, device);
-        QpState s = state.get();
+        QpState s = core.state();
         if ((s != QpState.INIT && s != QpState.RTR) || connection != null) {
             throw new InvalidStateException("connect on QP " + qpNumber + " in state " + s + "; a QP connects once, from INIT");
         }
@@ -447,9 +430,9 @@ final class IwQueuePair implements KitQueuePair, QpContext {
             channel.configureBlocking(false);
             Connection c = new Connection(this, channel, crc, ird, ord, device.maxUlpdu());
             connection = c;
-            if (!state.compareAndSet(QpState.INIT, QpState.RTS) && !state.compareAndSet(QpState.RTR, QpState.RTS)) {
+            if (!core.established()) {
                 c.close();
-                throw new InvalidStateException("QP " + qpNumber + " left INIT while connecting (now " + state.get() + ")");
+                throw new InvalidStateException("QP " + qpNumber + " left INIT while connecting (now " + core.state() + ")");
             }
             device.transport().activate(this);
             device.describe(this, "RTS " + c.local + " -> " + c.remote);
@@ -466,7 +449,7 @@ final class IwQueuePair implements KitQueuePair, QpContext {
 
     @Override
     public void disconnect() {
-        if (connection != null && state.get() != QpState.ERROR) {
+        if (connection != null && !core.inError()) {
             fail(Failure.local("QP " + qpNumber + " disconnected by the consumer"));
         }
     }
@@ -529,9 +512,9 @@ final class IwQueuePair implements KitQueuePair, QpContext {
         if (closed) {
             return;
         }
-        trace(TraceLevel.ENTRY_EXIT, AdapterRas.QP_CLOSE, state.get().ordinal(), 0, null);
+        trace(TraceLevel.ENTRY_EXIT, AdapterRas.QP_CLOSE, core.state().ordinal(), 0, null);
         closing = true;
-        if (state.get() != QpState.ERROR) {
+        if (!core.inError()) {
             fail(Failure.local("QP " + qpNumber + " closed"));
         }
         closed = true;
@@ -547,6 +530,6 @@ final class IwQueuePair implements KitQueuePair, QpContext {
 
     @Override
     public String toString() {
-        return "QueuePair[" + qpNumber + ", " + state.get() + (connection != null ? ", " + connection : "") + "]";
+        return "QueuePair[" + qpNumber + ", " + core.state() + (connection != null ? ", " + connection : "") + "]";
     }
 }

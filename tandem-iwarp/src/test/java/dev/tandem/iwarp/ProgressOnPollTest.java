@@ -14,6 +14,9 @@ import dev.tandem.verbs.WrFlags;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -59,6 +62,44 @@ class ProgressOnPollTest {
     private static void assertSuccess(WorkCompletion wc, long wrId) {
         assertThat(wc.wrId()).isEqualTo(wrId);
         assertThat(wc.status()).as(wc.toString()).isEqualTo(CompletionStatus.SUCCESS);
+    }
+
+    /**
+     * A thread whose polls keep finding completions runs no duty cycle, so it must not keep the engine
+     * away: here A's application thread writes to B and reaps each Write (which completes as it is
+     * sent) without pause, while B reads from A. Only A's engine can read B's Read Request and answer it.
+     */
+    @Test
+    void aPollerThatKeepsFindingCompletionsLeavesTheInboundStreamToTheEngine() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(c -> c.withProgressOnPoll(true), 4096)) {
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong writes = new AtomicLong();
+            AtomicReference<Throwable> failed = new AtomicReference<>();
+            Thread writer = Thread.ofPlatform().name("progress-on-poll-writer").start(() -> {
+                try {
+                    while (!stop.get()) {
+                        long id = writes.incrementAndGet();
+                        p.qpA.postSend(new WorkRequest.RdmaWrite(id, List.of(new Sge(p.mrA, 0, 64)), 0, p.mrB.rkey(), WrFlags.SIGNALED));
+                        assertSuccess(pollOne(p.cqA), id);
+                    }
+                } catch (Throwable t) {
+                    failed.set(t);
+                }
+            });
+            try {
+                long deadline = System.nanoTime() + LoopbackPair.WAIT.toNanos();
+                while (writes.get() < 100 && System.nanoTime() - deadline < 0 && writer.isAlive()) {
+                    Thread.onSpinWait(); // the writer is in full swing before the Read goes out
+                }
+                p.qpB.postSend(new WorkRequest.RdmaRead(7, List.of(new Sge(p.mrB, 1024, 8)), 0, p.mrA.rkey(), WrFlags.SIGNALED));
+                assertSuccess(pollOne(p.cqB), 7);
+            } finally {
+                stop.set(true);
+                assertThat(writer.join(LoopbackPair.WAIT)).as("the writer stopped within " + LoopbackPair.WAIT).isTrue();
+            }
+            assertThat(failed.get()).as("the writer's failure").isNull();
+            assertThat(writes.get()).as("Writes reaped while B's Read was answered").isGreaterThanOrEqualTo(100);
+        }
     }
 
     @Test

@@ -205,9 +205,11 @@ public final class KitCompletionQueue implements CompletionQueue, TrackedResourc
             throw new InvalidArgumentException("poll: offset " + offset + " and max " + max + " do not fit an array of " + out.length);
         }
         int n = drain(out, offset, max);
-        if (transport.progressOnPoll()) {
+        if (n == 0 && transport.progressOnPoll()) {
+            // only a poll that runs a duty cycle keeps the transport's own threads away: a thread that
+            // keeps finding completions never runs one, and must not leave the inbound stream unread
             transport.notePoll();
-            if (n == 0 && transport.progress() > 0) {
+            if (transport.progress() > 0) {
                 n = drain(out, offset, max);
             }
         }

@@ -7,6 +7,7 @@ import dev.tandem.verbs.DeviceAttributes;
 import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.InvalidStateException;
 import dev.tandem.verbs.LocalProtectionException;
+import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueueFullException;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.ReceiveRequest;
@@ -17,15 +18,17 @@ import dev.tandem.verbs.WorkRequest;
 import dev.tandem.verbs.WrFlags;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The transport-neutral half of a reliable-connected QP: its configuration checked against the
- * adapter, the send queue, the receive queue (or the SRQ it takes receives from), the CQs it holds a
- * use of, the post-time checks of work requests, completion generation, flush, and the local
- * operations on STags (bind, local and remote invalidate). The transport's QP owns the state machine
- * and the connection, and decides when to post, complete and flush; this class does each the same
- * way for every transport.
+ * The transport-neutral half of a reliable-connected QP: its state and the verbs' transitions, its
+ * configuration checked against the adapter, the send queue, the receive queue (or the SRQ it takes
+ * receives from), the CQs it holds a use of, the post-time checks of work requests, completion
+ * generation, flush, and the local operations on STags (bind, local and remote invalidate). The
+ * transport's QP owns the connection and decides when to move, post, complete and flush; this class
+ * does each the same way for every transport.
  */
 public final class QueuePairCore {
     /** What a remote invalidate (a peer's Send with Invalidate) found; the transport answers each refusal its own way. */
@@ -48,6 +51,7 @@ public final class QueuePairCore {
     private final KitCompletionQueue receiveCq;
     private final KitSharedReceiveQueue srq;
     private final AtomicBoolean queuesDetached = new AtomicBoolean();
+    private final AtomicReference<QpState> state = new AtomicReference<>(QpState.INIT);
 
     /**
      * Checks {@code config} against the adapter's attributes and takes a use of its CQs and SRQ (so
@@ -153,6 +157,59 @@ public final class QueuePairCore {
         return srq != null ? srq.maxSge() : config.maxReceiveSge();
     }
 
+    // ---------------------------------------------------------------- state
+
+    public QpState state() {
+        return state.get();
+    }
+
+    public boolean inError() {
+        return state.get() == QpState.ERROR;
+    }
+
+    /**
+     * Checks a consumer's move to {@code target} against the verbs' transitions; returns the state it
+     * moves from.
+     *
+     * @throws InvalidArgumentException when {@code target} is null
+     * @throws InvalidStateException    when the QP may not move there from where it is (the message lists where it may)
+     */
+    public QpState checkModify(QpState target) {
+        if (target == null) {
+            throw new InvalidArgumentException("modify: target state is null");
+        }
+        QpState current = state.get();
+        if (!current.canModifyTo(target)) {
+            throw new InvalidStateException("QP " + qpNumber + " cannot move from " + current + " to " + target
+                    + "; allowed from " + current + ": " + Arrays.stream(QpState.values()).filter(current::canModifyTo).toList());
+        }
+        return current;
+    }
+
+    /** Moves to {@code target} (checked by {@link #checkModify}, or RESET after ERROR). */
+    public void moveTo(QpState target) {
+        state.set(target);
+    }
+
+    /** The connection is up: INIT or RTR moves to RTS; false when the QP left them meanwhile. */
+    public boolean established() {
+        return state.compareAndSet(QpState.INIT, QpState.RTS) || state.compareAndSet(QpState.RTR, QpState.RTS);
+    }
+
+    /** Moves to ERROR; returns the state it left, ERROR when it was there already (the caller then has nothing to flush). */
+    public QpState enterError() {
+        return state.getAndSet(QpState.ERROR);
+    }
+
+    /** Throws unless sends may be posted now: in RTS, in SQD, or in ERROR (where they complete flushed). */
+    public void checkSendState() {
+        QpState s = state.get();
+        if (s != QpState.RTS && s != QpState.SQD && s != QpState.ERROR) {
+            throw new InvalidStateException("postSend on QP " + qpNumber + " in state " + s
+                    + ": sends may be posted in RTS (connect the QP or accept a request onto it first)");
+        }
+    }
+
     // ---------------------------------------------------------------- posting
 
     /** "QP 3 RdmaWrite wrId 7": how errors name a request. */
@@ -246,12 +303,15 @@ public final class QueuePairCore {
     /**
      * Checks and queues a receive; returns how many are posted now.
      *
-     * @throws InvalidStateException when the QP takes its receives from an SRQ
+     * @throws InvalidStateException when the QP takes its receives from an SRQ, or is in RESET
      * @throws QueueFullException    when {@code receiveDepth} receives are posted
      */
     public int enqueueReceive(ReceiveRequest request) {
         if (srq != null) {
             throw new InvalidStateException("QP " + qpNumber + " takes its receive buffers from a shared receive queue; post to the SRQ");
+        }
+        if (state.get() == QpState.RESET) {
+            throw new InvalidStateException("postReceive on QP " + qpNumber + " in state RESET; move it to INIT first");
         }
         Validation.checkReceive(request, pd, config.maxReceiveSge(), "QP", qpNumber);
         if (rq.size() >= config.receiveDepth() || !rq.offer(request)) {

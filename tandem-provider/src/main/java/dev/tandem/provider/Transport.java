@@ -20,7 +20,11 @@ public interface Transport {
     /** True when application threads that poll a CQ drive progress themselves when it is empty. */
     boolean progressOnPoll();
 
-    /** An application thread polled a CQ of this adapter (cheap: called on every poll). */
+    /**
+     * An application thread found a CQ of this adapter empty and runs a round of {@link #progress()}
+     * itself (cheap: called on every such poll). Only these polls may keep the transport's own threads
+     * away: a thread that keeps finding completions drives nothing.
+     */
     void notePoll();
 
     /** One round of progress on the polling thread; the work it did (0 when another thread is at it). */

@@ -6,9 +6,11 @@ import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.DeviceAttributes;
 import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.InvalidStateException;
 import dev.tandem.verbs.LocalProtectionException;
 import dev.tandem.verbs.MemoryRegion;
 import dev.tandem.verbs.ProtectionDomain;
+import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueueFullException;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.ReceiveRequest;
@@ -47,6 +49,30 @@ class QueuePairCoreTest {
                             + " close those queue pairs before the CQ (it stays open)");
             qp.detachQueues();
             qp.detachQueues(); // once only
+            cq.close();
+            pd.close();
+        }
+    }
+
+    @Test
+    void theStateMovesOnlyAsTheVerbsAllowAndErrorIsEnteredOnce() {
+        try (CoreOnlyDevice d = new CoreOnlyDevice("qpcore-c", ATTRIBUTES, LeakMode.STRICT, new ScriptedTransport())) {
+            KitProtectionDomain pd = (KitProtectionDomain) d.allocateProtectionDomain();
+            CompletionQueue cq = d.createCompletionQueue(16);
+            QueuePairCore qp = new QueuePairCore(pd, QueuePairConfig.of(cq), 5);
+            assertThat(qp.state()).isEqualTo(QpState.INIT);
+            assertThatThrownBy(qp::checkSendState).isInstanceOf(InvalidStateException.class)
+                    .hasMessageStartingWith("postSend on QP 5 in state INIT");
+            assertThatThrownBy(() -> qp.checkModify(QpState.SQD)).isInstanceOf(InvalidStateException.class)
+                    .hasMessageStartingWith("QP 5 cannot move from INIT to SQD; allowed from INIT: [");
+            assertThat(qp.established()).as("INIT to RTS once connected").isTrue();
+            qp.checkSendState();
+            assertThat(qp.established()).as("connected twice").isFalse();
+            assertThat(qp.enterError()).isEqualTo(QpState.RTS);
+            assertThat(qp.enterError()).as("the second move finds ERROR: nothing more to flush").isEqualTo(QpState.ERROR);
+            assertThat(qp.inError()).isTrue();
+            qp.checkSendState(); // posts to a QP in ERROR complete flushed
+            qp.detachQueues();
             cq.close();
             pd.close();
         }

@@ -209,14 +209,13 @@ public abstract sealed class RdmaPattern permits WriteBwPattern, SendBwPattern, 
         }
         for (int i = 0; i < n; i++) {
             WorkCompletion c = waiter.get(i);
-            if (c.status() == CompletionStatus.WR_FLUSH_ERR) {
-                continue;   // the connection is gone; the waiter fails the next wait
-            }
-            if (c.opcode() == CompletionOpcode.RECV) {
+            if (c.opcode() != CompletionOpcode.RECV) {
+                // a flushed request is done too: one the peer got, answered and closed after may be
+                // flushed before it completed here; a wait for more fails on the flush (the waiter)
+                completedSends++;
+            } else if (c.status() != CompletionStatus.WR_FLUSH_ERR) {
                 received++;
                 onReceive(c);
-            } else {
-                completedSends++;
             }
         }
     }
