@@ -4,33 +4,23 @@ import dev.tandem.iwarp.ras.AdapterRas;
 import dev.tandem.provider.DeviceCore;
 import dev.tandem.provider.ErrorCause;
 import dev.tandem.provider.KitCompletionQueue;
-import dev.tandem.provider.LeakMode;
+import dev.tandem.provider.KitDevice;
 import dev.tandem.provider.LiveResource;
 import dev.tandem.provider.Owner;
 import dev.tandem.provider.ResourceLimits;
 import dev.tandem.provider.StagTable;
 import dev.tandem.ras.ProcessRas;
-import dev.tandem.verbs.AdapterControl;
-import dev.tandem.verbs.AsyncEvent;
-import dev.tandem.verbs.AsyncEventSubscription;
 import dev.tandem.verbs.AsyncEventType;
-import dev.tandem.verbs.CompletionChannel;
-import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.DeviceAttributes;
 import dev.tandem.verbs.DeviceOptions;
 import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.Listener;
-import dev.tandem.verbs.PortState;
-import dev.tandem.verbs.ProtectionDomain;
-import dev.tandem.verbs.RdmaDevice;
-import dev.tandem.verbs.ResetReport;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.nio.channels.ServerSocketChannel;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -39,7 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * java.nio, data placed straight between sockets and registered memory. Open it with
  * {@link #open(IwarpConfig)}; several adapters may live in one process.
  */
-public final class IwarpDevice implements RdmaDevice, AdapterControl {
+public final class IwarpDevice extends KitDevice {
     private static final AtomicInteger ADAPTERS = new AtomicInteger();
     static {
         Owner.skipFramesOf(IwarpDevice.class);
@@ -55,27 +45,18 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
             4096, 16_384, 16, 65_536, 65_535, Integer.MAX_VALUE, 1024, 128, 128, 508, 2 * 4096, 4096, 4096);
 
     private final IwarpConfig config;
-    private final String name;
     private final int maxUlpdu;
-    /** PDs, CQs, STags, limits, owners, events and the life cycle: what every adapter has. */
-    private final DeviceCore core;
-    /** The engine side: connections, the duty cycle, the engine thread. */
-    private final IwTransport transport;
     /** Writes this adapter's state into every dump of the process. */
     private final AdapterSnapshot snapshot = new AdapterSnapshot(this);
     private final AdapterRas ras;
-    private final System.Logger logger;
 
-    private IwarpDevice(IwarpConfig config, DeviceOptions options) {
+    private IwarpDevice(IwarpConfig config, DeviceOptions options, String name) {
+        super(name, ATTRIBUTES, options, config.leakMode(), System.getLogger("dev.tandem.iwarp." + name),
+                device -> new IwTransport((IwarpDevice) device, config));
         this.config = config;
-        this.name = "iwarp" + ADAPTERS.getAndIncrement() + "@" + config.localAddress().getHostAddress();
-        this.logger = System.getLogger("dev.tandem.iwarp." + name);
-        checkLocal(config);
-        this.transport = new IwTransport(this, config);
-        this.core = new DeviceCore(this, name, ATTRIBUTES, options, config.leakMode(), logger, transport);
         this.ras = new AdapterRas(core.ras());
         this.maxUlpdu = config.maxUlpdu() != 0 ? config.maxUlpdu() : ulpduForMtu(mtu(config));
-        transport.start();
+        transport().start();
         dev.tandem.ras.ProcessRas.addSnapshotSource(snapshot);
     }
 
@@ -95,7 +76,9 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
         if (options == null) {
             throw new InvalidArgumentException("IwarpDevice.open: options are null; use DeviceOptions.DEFAULT");
         }
-        return new IwarpDevice(config, options);
+        String name = "iwarp" + ADAPTERS.getAndIncrement() + "@" + config.localAddress().getHostAddress();
+        checkLocal(config);
+        return new IwarpDevice(config, options, name);
     }
 
     private static void checkLocal(IwarpConfig config) {
@@ -126,37 +109,7 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
         return Math.max(256, Math.min(ulpdu, 0xFFFF - 3));
     }
 
-    // ---------------------------------------------------------------- RdmaDevice
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public DeviceAttributes attributes() {
-        return ATTRIBUTES;
-    }
-
-    @Override
-    public PortState portState() {
-        return core.portState();
-    }
-
-    @Override
-    public ProtectionDomain allocateProtectionDomain() {
-        return core.allocateProtectionDomain();
-    }
-
-    @Override
-    public CompletionQueue createCompletionQueue(int depth) {
-        return core.createCompletionQueue(depth, null);
-    }
-
-    @Override
-    public CompletionQueue createCompletionQueue(int depth, CompletionChannel channel) {
-        return core.createCompletionQueue(depth, channel);
-    }
+    // ---------------------------------------------------------------- RdmaDevice: what the kit's device does not
 
     @Override
     public Listener listen(InetSocketAddress address, int backlog) {
@@ -169,48 +122,12 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
         }
     }
 
-    @Override
-    public AsyncEvent pollAsyncEvent(Duration timeout) {
-        return core.pollAsyncEvent(timeout);
-    }
-
-    @Override
-    public AsyncEventSubscription subscribeAsyncEvents() {
-        return core.subscribeAsyncEvents();
-    }
-
-    @Override
-    public boolean isClosed() {
-        return core.isClosed();
-    }
-
-    /**
-     * Closes the adapter: refuses new verb calls, waits (up to 1 s) for the threads inside verbs to
-     * leave, closes every resource still open, and stops the engine thread. Resources still open are
-     * leaks: each is reported with the call site that created it (logged, and in the RAS error log),
-     * and in {@link LeakMode#STRICT} the close then throws {@link dev.tandem.verbs.ResourceLeakException}.
-     */
-    @Override
-    public void close() {
-        core.close();
-    }
-
     /** The resources open on this adapter right now, oldest first, each with its owner. */
     List<LiveResource> liveResources() {
         return core.liveResources();
     }
 
-    // ---------------------------------------------------------------- fatal errors and reset
-
-    @Override
-    public java.util.Optional<String> fatalCause() {
-        return core.fatalCause();
-    }
-
-    @Override
-    public void injectFatalError(String cause) {
-        core.injectFatalError(cause);
-    }
+    // ---------------------------------------------------------------- fatal errors
 
     /**
      * The adapter failed (injected, the engine thread died, an internal invariant broke, a structure
@@ -218,23 +135,6 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
      */
     void fatal(String cause) {
         core.fatal(cause);
-    }
-
-    @Override
-    public java.util.Optional<java.nio.file.Path> lastFatalDump() {
-        return core.lastFatalDump();
-    }
-
-    /**
-     * Brings a failed adapter back (or fails a working one first, so its owners let go): see
-     * {@link DeviceCore#reset}; the engine thread is restarted if it died.
-     *
-     * @return what happened, including the time from the fault to the adapter usable again
-     * @throws dev.tandem.verbs.InvalidStateException when another thread is resetting the adapter
-     */
-    @Override
-    public ResetReport reset(Duration ownerDeadline) {
-        return core.reset(ownerDeadline);
     }
 
     /** The engine stopped serving the closed adapter: its dump and (when no thread is inside a verb) its counters go. */
@@ -265,27 +165,27 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
     }
 
     System.Logger logger() {
-        return logger;
+        return core.logger();
     }
 
     /** The engine side of this adapter. */
     IwTransport transport() {
-        return transport;
+        return (IwTransport) transport; // the one this device made (constructor)
     }
 
     /** Name of the engine thread serving this adapter. */
     public String engineThreadName() {
-        return transport.threadName();
+        return transport().threadName();
     }
 
     /** True while the engine thread serving this adapter runs. */
     public boolean isEngineRunning() {
-        return transport.isRunning();
+        return transport().isRunning();
     }
 
     /** Kills the engine thread serving this adapter with {@code e} (fault injection for tests). */
     void injectEngineCrash(Error e) {
-        transport.injectCrash(e);
+        transport().injectCrash(e);
     }
 
     /** How many of each limited kind are open (dumps show them). */
@@ -341,6 +241,6 @@ public final class IwarpDevice implements RdmaDevice, AdapterControl {
 
     @Override
     public String toString() {
-        return "IwarpDevice[" + name + "]";
+        return "IwarpDevice[" + name() + "]";
     }
 }
