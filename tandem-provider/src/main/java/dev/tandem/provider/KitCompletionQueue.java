@@ -48,6 +48,11 @@ public final class KitCompletionQueue implements CompletionQueue, TrackedResourc
     /** The overrun was reported to a poller (once) through {@link AsyncErrorException}. */
     private volatile boolean overrunReported;
     private volatile boolean closed;
+    /**
+     * Polls in a row that found completions and so ran no progress (plain: a lost update among
+     * concurrent pollers only moves the next round a little).
+     */
+    private int pollsWithoutProgress;
     /** Where armed events go, or null. */
     private final CompletionChannel channel;
     /** What the queue is armed to report to its channel: {@link #DISARMED}, {@link #ANY} or {@link #SOLICITED}. */
@@ -55,6 +60,8 @@ public final class KitCompletionQueue implements CompletionQueue, TrackedResourc
     private static final int DISARMED = 0;
     private static final int ANY = 1;
     private static final int SOLICITED = 2;
+    /** A poller that keeps finding completions runs a round of progress this often. */
+    private static final int PROGRESS_EVERY = 64;
     /** The QPs created with this CQ: it cannot be closed under them. */
     private final UseCount users = new UseCount();
 
@@ -205,11 +212,13 @@ public final class KitCompletionQueue implements CompletionQueue, TrackedResourc
             throw new InvalidArgumentException("poll: offset " + offset + " and max " + max + " do not fit an array of " + out.length);
         }
         int n = drain(out, offset, max);
-        if (n == 0 && transport.progressOnPoll()) {
-            // only a poll that runs a duty cycle keeps the transport's own threads away: a thread that
-            // keeps finding completions never runs one, and must not leave the inbound stream unread
+        if (transport.progressOnPoll() && (n == 0 || ++pollsWithoutProgress >= PROGRESS_EVERY)) {
+            // only a poll that runs a round of progress keeps the transport's own threads away, so a
+            // thread that keeps finding completions runs one every PROGRESS_EVERY polls all the same:
+            // the adapter's inbound stream (a peer's Read Request, say) is never left unread
+            pollsWithoutProgress = 0;
             transport.notePoll();
-            if (transport.progress() > 0) {
+            if (transport.progress() > 0 && n == 0) {
                 n = drain(out, offset, max);
             }
         }

@@ -21,9 +21,10 @@ public interface Transport {
     boolean progressOnPoll();
 
     /**
-     * An application thread found a CQ of this adapter empty and runs a round of {@link #progress()}
-     * itself (cheap: called on every such poll). Only these polls may keep the transport's own threads
-     * away: a thread that keeps finding completions drives nothing.
+     * An application thread runs a round of {@link #progress()} itself from a poll of a CQ of this
+     * adapter: when it found the CQ empty, and every so often while it keeps finding completions
+     * (cheap: called before each such round). Only these polls may keep the transport's own threads
+     * away, since only they read the inbound stream.
      */
     void notePoll();
 

@@ -149,4 +149,23 @@ class DeviceCoreTest {
             cq.close();
         }
     }
+
+    /** A thread whose polls keep finding completions still drives progress now and then, so inbound work is never left unread. */
+    @Test
+    void aPollerThatKeepsFindingCompletionsStillDrivesProgressRegularly() {
+        try (CoreOnlyDevice d = device(LeakMode.STRICT)) {
+            KitCompletionQueue cq = (KitCompletionQueue) d.createCompletionQueue(8);
+            transport.progressOnPoll = true;
+            WorkCompletion[] out = WorkCompletion.array(1);
+            int polls = 0;
+            while (!transport.calls.contains("progress") && polls < 1000) {
+                cq.add(polls, CompletionStatus.SUCCESS, CompletionOpcode.SEND, 0, 1, 0, 0, 0, null, 0);
+                assertThat(cq.poll(out, 0, 1)).as("poll %d finds its completion", polls).isOne();
+                polls++;
+            }
+            assertThat(polls).as("polls, each finding a completion, before one drove progress").isBetween(2, 64);
+            assertThat(transport.calls).containsExactly("notePoll", "progress");
+            cq.close();
+        }
+    }
 }
