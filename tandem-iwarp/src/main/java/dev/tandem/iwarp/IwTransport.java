@@ -76,7 +76,7 @@ final class IwTransport implements Transport {
         return config.progressOnPoll();
     }
 
-    /** An application thread runs a duty cycle from a poll of a CQ of this adapter (see {@link Transport#notePoll()}). */
+    /** An application thread polled a CQ of this adapter; it drives progress itself (see {@link Transport#notePoll()}). */
     @Override
     public void notePoll() {
         POLLS.setOpaque(this, (long) POLLS.getOpaque(this) + 1);
@@ -225,8 +225,8 @@ final class IwTransport implements Transport {
     }
 
     /**
-     * Engine side, once per cycle: are application threads driving progress (a duty cycle run from a
-     * poll within the grace time)? While they are, the engine leaves the adapter to them.
+     * Engine side, once per cycle: are application threads polling (a poll within the grace time)? While
+     * they are, the engine leaves the adapter to them: they drive progress from their polls.
      */
     boolean refreshPollers(long now) {
         long p = (long) POLLS.getOpaque(this);

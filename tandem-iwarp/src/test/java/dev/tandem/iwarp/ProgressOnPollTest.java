@@ -65,12 +65,13 @@ class ProgressOnPollTest {
     }
 
     /**
-     * A thread whose polls keep finding completions runs no duty cycle, so it must not keep the engine
-     * away: here A's application thread writes to B and reaps each Write (which completes as it is
-     * sent) without pause, while B reads from A. Only A's engine can read B's Read Request and answer it.
+     * A polling thread keeps the engine away, so it must read the inbound stream itself even while its
+     * polls keep finding completions: here A's application thread writes to B and reaps each Write
+     * (which completes as it is sent) without pause, while B reads from A. A's Read Response is what
+     * tells: B's Read completes only if someone reads B's Read Request on A.
      */
     @Test
-    void aPollerThatKeepsFindingCompletionsLeavesTheInboundStreamToTheEngine() throws Exception {
+    void aPollerThatKeepsFindingCompletionsStillReadsTheInboundStream() throws Exception {
         try (LoopbackPair p = new LoopbackPair(c -> c.withProgressOnPoll(true), 4096)) {
             AtomicBoolean stop = new AtomicBoolean();
             AtomicLong writes = new AtomicLong();

@@ -61,7 +61,7 @@ public final class KitCompletionQueue implements CompletionQueue, TrackedResourc
     private static final int ANY = 1;
     private static final int SOLICITED = 2;
     /** A poller that keeps finding completions runs a round of progress this often. */
-    private static final int PROGRESS_EVERY = 64;
+    private static final int PROGRESS_EVERY = 16;
     /** The QPs created with this CQ: it cannot be closed under them. */
     private final UseCount users = new UseCount();
 
@@ -212,14 +212,16 @@ public final class KitCompletionQueue implements CompletionQueue, TrackedResourc
             throw new InvalidArgumentException("poll: offset " + offset + " and max " + max + " do not fit an array of " + out.length);
         }
         int n = drain(out, offset, max);
-        if (transport.progressOnPoll() && (n == 0 || ++pollsWithoutProgress >= PROGRESS_EVERY)) {
-            // only a poll that runs a round of progress keeps the transport's own threads away, so a
-            // thread that keeps finding completions runs one every PROGRESS_EVERY polls all the same:
-            // the adapter's inbound stream (a peer's Read Request, say) is never left unread
-            pollsWithoutProgress = 0;
+        if (transport.progressOnPoll()) {
+            // a polling thread keeps the transport's own threads away, so it must drive progress: on an
+            // empty poll, and every PROGRESS_EVERY polls while it keeps finding completions, so that the
+            // adapter's inbound stream (a peer's Read Request, say) is never left unread
             transport.notePoll();
-            if (transport.progress() > 0 && n == 0) {
-                n = drain(out, offset, max);
+            if (n == 0 || ++pollsWithoutProgress >= PROGRESS_EVERY) {
+                pollsWithoutProgress = 0;
+                if (transport.progress() > 0 && n == 0) {
+                    n = drain(out, offset, max);
+                }
             }
         }
         return n;

@@ -21,10 +21,10 @@ public interface Transport {
     boolean progressOnPoll();
 
     /**
-     * An application thread runs a round of {@link #progress()} itself from a poll of a CQ of this
-     * adapter: when it found the CQ empty, and every so often while it keeps finding completions
-     * (cheap: called before each such round). Only these polls may keep the transport's own threads
-     * away, since only they read the inbound stream.
+     * An application thread polled a CQ of this adapter (cheap: called on every poll). While threads
+     * poll, the transport's own threads may leave the adapter to them: a poller runs {@link #progress()}
+     * when it finds the CQ empty, and every few polls while it keeps finding completions, so the
+     * inbound stream is read all the same.
      */
     void notePoll();
 

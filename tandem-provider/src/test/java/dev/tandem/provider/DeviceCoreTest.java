@@ -144,8 +144,7 @@ class DeviceCoreTest {
             transport.calls.clear();
             assertThat(cq.poll(out, 0, 1)).isOne();
             assertThat(out[0].wrId()).isEqualTo(7);
-            assertThat(transport.calls).as("a poll that found a completion drives nothing and keeps no transport thread away")
-                    .isEmpty();
+            assertThat(transport.calls).as("a poll that found a completion is noted, and drives nothing yet").containsExactly("notePoll");
             cq.close();
         }
     }
@@ -163,8 +162,9 @@ class DeviceCoreTest {
                 assertThat(cq.poll(out, 0, 1)).as("poll %d finds its completion", polls).isOne();
                 polls++;
             }
-            assertThat(polls).as("polls, each finding a completion, before one drove progress").isBetween(2, 64);
-            assertThat(transport.calls).containsExactly("notePoll", "progress");
+            assertThat(polls).as("polls, each finding a completion, before one drove progress").isBetween(2, 16);
+            assertThat(transport.calls).as("every poll noted, one round of progress").containsOnly("notePoll", "progress")
+                    .filteredOn("progress"::equals).hasSize(1);
             cq.close();
         }
     }
