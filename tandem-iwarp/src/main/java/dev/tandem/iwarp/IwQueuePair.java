@@ -38,8 +38,6 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class IwQueuePair implements KitQueuePair, QpContext {
     private final IwarpDevice device;
-    private final KitProtectionDomain pd;
-    private final QueuePairConfig config;
     private final int qpNumber;
     /** Queues, checks, completions and STag operations, the same for every transport. */
     private final QueuePairCore core;
@@ -56,8 +54,6 @@ final class IwQueuePair implements KitQueuePair, QpContext {
     IwQueuePair(IwarpDevice device, KitProtectionDomain pd, QueuePairConfig config, int qpNumber) {
         this.core = new QueuePairCore(pd, config, qpNumber);
         this.device = device;
-        this.pd = pd;
-        this.config = config;
         this.qpNumber = qpNumber;
         this.sq = core.sendQueue();
         try {
@@ -91,16 +87,12 @@ final class IwQueuePair implements KitQueuePair, QpContext {
 
     @Override
     public QueuePairConfig config() {
-        return config;
+        return core.config();
     }
 
     @Override
     public ProtectionDomain pd() {
-        return pd;
-    }
-
-    KitProtectionDomain kitPd() {
-        return pd;
+        return core.pd();
     }
 
     IwarpDevice device() {
@@ -138,7 +130,7 @@ final class IwQueuePair implements KitQueuePair, QpContext {
 
     @Override
     public int maxSendSge() {
-        return config.maxSendSge();
+        return core.config().maxSendSge();
     }
 
     @Override
@@ -469,13 +461,13 @@ final class IwQueuePair implements KitQueuePair, QpContext {
     @Override
     public int ird() {
         Connection c = connection;
-        return c == null ? config.ird() : c.ird;
+        return c == null ? core.config().ird() : c.ird;
     }
 
     @Override
     public int ord() {
         Connection c = connection;
-        return c == null ? config.ord() : c.ord;
+        return c == null ? core.config().ord() : c.ord;
     }
 
     void checkOpen() {
@@ -525,7 +517,7 @@ final class IwQueuePair implements KitQueuePair, QpContext {
         core.detachQueues();
         device.transport().deactivate(this);
         counters.close();
-        pd.forget(this);
+        core.pd().forget(this);
     }
 
     @Override

@@ -3,7 +3,6 @@ package dev.tandem.iwarp;
 import dev.tandem.iwarp.ras.AdapterRas;
 import dev.tandem.provider.DeviceCore;
 import dev.tandem.provider.ErrorCause;
-import dev.tandem.provider.KitCompletionQueue;
 import dev.tandem.provider.KitDevice;
 import dev.tandem.provider.LiveResource;
 import dev.tandem.provider.Owner;
@@ -127,16 +126,6 @@ public final class IwarpDevice extends KitDevice {
         return core.liveResources();
     }
 
-    // ---------------------------------------------------------------- fatal errors
-
-    /**
-     * The adapter failed (injected, the engine thread died, an internal invariant broke, a structure
-     * marker was overwritten): see {@link DeviceCore#fatal}.
-     */
-    void fatal(String cause) {
-        core.fatal(cause);
-    }
-
     /** The engine stopped serving the closed adapter: its dump and (when no thread is inside a verb) its counters go. */
     void stopped(boolean quiesced) {
         dev.tandem.ras.ProcessRas.removeSnapshotSource(snapshot);
@@ -191,11 +180,6 @@ public final class IwarpDevice extends KitDevice {
     /** How many of each limited kind are open (dumps show them). */
     ResourceLimits limits() {
         return core.limits();
-    }
-
-    /** True when {@code cq} is a CQ of this adapter. */
-    boolean owns(KitCompletionQueue cq) {
-        return core.holds(cq);
     }
 
     /** Updates the detail text of a resource in the owner table (e.g. a QP's state and peer). */

@@ -213,7 +213,7 @@ public final class QueuePairCore {
     // ---------------------------------------------------------------- posting
 
     /** "QP 3 RdmaWrite wrId 7": how errors name a request. */
-    public String what(WorkRequest request) {
+    private String what(WorkRequest request) {
         return Validation.what("QP", qpNumber, request.getClass().getSimpleName(), request.wrId());
     }
 
