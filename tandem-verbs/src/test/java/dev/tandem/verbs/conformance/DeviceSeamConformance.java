@@ -140,7 +140,7 @@ public abstract class DeviceSeamConformance extends ConformanceBase {
         int chosen = 0x345678 << 8 | 0xC3;
         int reissued = 0x345679 << 8 | 0x3C;
         ScriptedStags stags = new ScriptedStags().give(chosen);
-        ProtectionDomain pd = closeAtEnd(adapter(1, new DeviceOptions(null).withStagSource(stags)).allocateProtectionDomain());
+        ProtectionDomain pd = closeAtEnd(adapter(1, DeviceOptions.DEFAULT.withStagSource(stags)).allocateProtectionDomain());
         MemoryRegion target = register(pd, 4096, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
         assertEquals(STag.format(chosen), STag.format(target.lkey()), "the lkey is the STag the source gave");
         assertEquals(target.lkey(), target.rkey(), "lkey and rkey are one STag");

@@ -1,0 +1,246 @@
+package dev.tandem.provider;
+
+import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.NodeKeys;
+import dev.tandem.verbs.PeerIncarnation;
+import dev.tandem.verbs.StagSource;
+
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.IntPredicate;
+
+/**
+ * The node key table (restart-safe keys): one per node, shared by all of its adapters. It draws this
+ * incarnation's key and every STag of the node from generators seeded from {@link SecureRandom} when
+ * the node starts, so a restarted node issues neither the key nor the STags of its earlier life in the
+ * same order; it maps each STag index to the registrations the node's adapters hold under it; and it
+ * holds each peer node's current incarnation key, learnt at connection set-up.
+ *
+ * <p>One STag on every adapter: {@link #sameStag(Runnable)} draws one STag and answers every request
+ * the calling thread makes meanwhile with it, so a layer over several adapters (fail-over) registers a
+ * region on each of them under one value. Outside it each request draws a fresh STag, an index no
+ * adapter of the node holds.
+ *
+ * <p>Peers: {@link #admit} keeps, per peer node, its current key and the last {@value #RETIRED_KEPT}
+ * keys it had before, so that a connection presenting a key of an earlier life is refused and
+ * connections set up under it see their entry stop being current.
+ */
+public final class NodeKeyTable implements NodeKeys, StagSource {
+    /** Longest node name, in UTF-8 bytes (it travels in connection set-up). */
+    public static final int MAX_NAME_BYTES = 64;
+    /** Earlier keys remembered per peer node. */
+    public static final int RETIRED_KEPT = 64;
+
+    private final String nodeName;
+    private final long incarnation;
+    private final PermutedStagSource stags;
+    /** STag index → registrations the node's adapters hold under it (0 while {@link #sameStag} has drawn it and none has yet). */
+    private final Map<Integer, Integer> held = new HashMap<>();
+    private final ThreadLocal<int[]> pinned = new ThreadLocal<>();
+    private final Map<String, PeerLives> peers = new HashMap<>();
+    private long refusedOldKeys;
+
+    /** The table of a node that starts now: its key and STag generator seeded from {@link SecureRandom}. */
+    public NodeKeyTable(String nodeName) {
+        this(nodeName, new SecureRandom());
+    }
+
+    /** The table of a node whose key and STags come from {@code random} (tests pass a seeded one). */
+    public NodeKeyTable(String nodeName, Random random) {
+        this.nodeName = checkName(nodeName);
+        long key;
+        do {
+            key = random.nextLong();
+        } while (key == 0);
+        this.incarnation = key;
+        this.stags = new PermutedStagSource(random);
+    }
+
+    /**
+     * Checks a node name: not blank, at most {@value #MAX_NAME_BYTES} bytes of UTF-8.
+     *
+     * @throws InvalidArgumentException saying what is wrong
+     */
+    public static String checkName(String name) {
+        if (name == null || name.isBlank()) {
+            throw new InvalidArgumentException("node name is blank; give each node a name that stays the same across restarts, e.g. its host name");
+        }
+        int bytes = name.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > MAX_NAME_BYTES) {
+            throw new InvalidArgumentException("node name '" + name + "' is " + bytes + " bytes of UTF-8; at most " + MAX_NAME_BYTES);
+        }
+        return name;
+    }
+
+    @Override
+    public String nodeName() {
+        return nodeName;
+    }
+
+    @Override
+    public long incarnation() {
+        return incarnation;
+    }
+
+    // --- STags -------------------------------------------------------------------------------
+
+    /**
+     * Runs {@code registrations} with every STag request this thread makes meanwhile answered by one
+     * STag, drawn now, and returns it: each adapter that registers in there holds the region under that
+     * value. An adapter that asks while it holds the index already gets an {@link IllegalStateException}.
+     */
+    public int sameStag(Runnable registrations) {
+        if (pinned.get() != null) {
+            throw new IllegalStateException("sameStag is already running on this thread (STag " + Integer.toHexString(pinned.get()[0]) + ")");
+        }
+        int stag;
+        synchronized (this) {
+            stag = draw(i -> false);
+            held.put(stag >>> 8, 0);
+        }
+        pinned.set(new int[] {stag});
+        try {
+            registrations.run();
+        } finally {
+            pinned.remove();
+            synchronized (this) {
+                if (held.get(stag >>> 8) == 0) {
+                    held.remove(stag >>> 8);
+                    stags.release(stag);
+                }
+            }
+        }
+        return stag;
+    }
+
+    @Override
+    public synchronized int next(IntPredicate indexLive) {
+        int[] pin = pinned.get();
+        if (pin != null) {
+            int index = pin[0] >>> 8;
+            if (indexLive.test(index)) {
+                throw new IllegalStateException("STag index 0x" + Integer.toHexString(index)
+                        + " is live on the asking adapter already; the node key table drew it as free on every adapter of node " + nodeName);
+            }
+            held.merge(index, 1, Integer::sum);
+            return pin[0];
+        }
+        int stag = draw(indexLive);
+        held.put(stag >>> 8, 1);
+        return stag;
+    }
+
+    @Override
+    public synchronized void release(int stag) {
+        int index = stag >>> 8;
+        Integer n = held.get(index);
+        if (n == null) {
+            return;
+        }
+        if (n > 1 || pinnedHere(index)) {
+            held.put(index, n - 1);
+            return;
+        }
+        held.remove(index);
+        stags.release(stag);
+    }
+
+    /** STag indices the node's adapters hold now (for dumps and tests). */
+    public synchronized int heldIndices() {
+        return held.size();
+    }
+
+    private boolean pinnedHere(int index) {
+        int[] pin = pinned.get();
+        return pin != null && pin[0] >>> 8 == index;
+    }
+
+    private int draw(IntPredicate indexLive) {
+        return stags.next(i -> held.containsKey(i) || indexLive.test(i));
+    }
+
+    // --- peers -------------------------------------------------------------------------------
+
+    @Override
+    public synchronized PeerIncarnation admit(String peerNode, long peerIncarnation) {
+        checkName(peerNode);
+        if (peerIncarnation == 0) {
+            throw new InvalidArgumentException("admit: incarnation key 0 from node " + peerNode + " is not a key (keys are never 0)");
+        }
+        PeerLives lives = peers.computeIfAbsent(peerNode, n -> new PeerLives());
+        if (lives.current != null && lives.current.key == peerIncarnation) {
+            return lives.current;
+        }
+        if (lives.retired.contains(peerIncarnation)) {
+            refusedOldKeys++;
+            return null;
+        }
+        if (lives.current != null) {
+            lives.current.current = false;
+            lives.retired.addLast(lives.current.key);
+            if (lives.retired.size() > RETIRED_KEPT) {
+                lives.retired.removeFirst();
+            }
+        }
+        lives.current = new Life(peerNode, peerIncarnation);
+        return lives.current;
+    }
+
+    /** The current key of {@code peerNode}, or 0 when no connection has presented one. */
+    public synchronized long currentKeyOf(String peerNode) {
+        PeerLives lives = peers.get(peerNode);
+        return lives == null || lives.current == null ? 0 : lives.current.key;
+    }
+
+    /** How many set-ups presented a key of a peer's earlier life (each refused). */
+    public synchronized long refusedOldKeys() {
+        return refusedOldKeys;
+    }
+
+    @Override
+    public String toString() {
+        return "NodeKeyTable[" + nodeName + ", incarnation " + Long.toHexString(incarnation) + "]";
+    }
+
+    /** The lives of one peer node. */
+    private static final class PeerLives {
+        Life current;
+        final ArrayDeque<Long> retired = new ArrayDeque<>();
+    }
+
+    /** One life of a peer: current until the node presents a newer key. */
+    private static final class Life implements PeerIncarnation {
+        private final String node;
+        private final long key;
+        private volatile boolean current = true;
+
+        Life(String node, long key) {
+            this.node = node;
+            this.key = key;
+        }
+
+        @Override
+        public String node() {
+            return node;
+        }
+
+        @Override
+        public long key() {
+            return key;
+        }
+
+        @Override
+        public boolean isCurrent() {
+            return current;
+        }
+
+        @Override
+        public String toString() {
+            return node + "/" + Long.toHexString(key) + (current ? "" : " (earlier life)");
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package dev.tandem.provider;
+
+import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.PeerIncarnation;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class NodeKeyTableTest {
+    @Test
+    void everyAdapterRegisteringInSameStagGetsOneValueThatNoOtherRegistrationHolds() {
+        NodeKeyTable table = new NodeKeyTable("n1", new Random(1));
+        int before = table.next(i -> false);
+        List<Integer> seen = new ArrayList<>();
+        int stag = table.sameStag(() -> {
+            seen.add(table.next(i -> false));
+            seen.add(table.next(i -> false));
+        });
+        assertThat(seen).containsExactly(stag, stag);
+        assertThat(stag >>> 8).isNotEqualTo(before >>> 8);
+        assertThat(table.heldIndices()).isEqualTo(2);
+        int after = table.next(i -> false);
+        assertThat(after >>> 8).isNotIn(stag >>> 8, before >>> 8);
+    }
+
+    @Test
+    void anIndexIsFreeAgainOnlyWhenEveryAdapterReleasedIt() {
+        NodeKeyTable table = new NodeKeyTable("n1", new Random(2));
+        int stag = table.sameStag(() -> {
+            table.next(i -> false);
+            table.next(i -> false);
+        });
+        table.release(stag);
+        assertThat(table.heldIndices()).isEqualTo(1);
+        table.release(stag);
+        assertThat(table.heldIndices()).isZero();
+    }
+
+    @Test
+    void aSameStagThatNoAdapterTookGivesTheIndexBack() {
+        NodeKeyTable table = new NodeKeyTable("n1", new Random(3));
+        table.sameStag(() -> { });
+        assertThat(table.heldIndices()).isZero();
+        int stag = table.sameStag(() -> {
+            int s = table.next(i -> false);
+            table.release(s); // the adapter's registration failed after it drew the STag
+        });
+        assertThat(stag).isNotZero();
+        assertThat(table.heldIndices()).isZero();
+    }
+
+    @Test
+    void anAdapterThatHoldsThePinnedIndexAlreadyIsRefused() {
+        NodeKeyTable table = new NodeKeyTable("n1", new Random(4));
+        assertThatThrownBy(() -> table.sameStag(() -> table.next(i -> true)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("live on the asking adapter");
+    }
+
+    @Test
+    void aRestartedNodeDrawsAnotherKeyAndOtherStagsUnderTheSameName() {
+        NodeKeyTable first = new NodeKeyTable("n1");
+        NodeKeyTable second = new NodeKeyTable("n1");
+        assertThat(first.incarnation()).isNotZero().isNotEqualTo(second.incarnation());
+        Set<Integer> a = new HashSet<>();
+        Set<Integer> b = new HashSet<>();
+        for (int i = 0; i < 64; i++) {
+            a.add(first.next(x -> false));
+            b.add(second.next(x -> false));
+        }
+        assertThat(a).doesNotContainAnyElementsOf(b);
+    }
+
+    @Test
+    void aPeerThatPresentsANewKeyRetiresItsEarlierLifeForGood() {
+        NodeKeyTable table = new NodeKeyTable("n1", new Random(5));
+        PeerIncarnation old = table.admit("peer", 11);
+        assertThat(table.admit("peer", 11)).isSameAs(old);
+        assertThat(old.isCurrent()).isTrue();
+
+        PeerIncarnation restarted = table.admit("peer", 22);
+        assertThat(old.isCurrent()).as("the connection set up with the earlier life").isFalse();
+        assertThat(restarted.isCurrent()).isTrue();
+        assertThat(table.currentKeyOf("peer")).isEqualTo(22);
+
+        assertThat(table.admit("peer", 11)).as("a replayed set-up with the earlier key").isNull();
+        assertThat(table.refusedOldKeys()).isEqualTo(1);
+        assertThat(restarted.isCurrent()).isTrue();
+        assertThat(table.admit("other", 11)).as("another node may hold the same value").isNotNull();
+    }
+
+    @Test
+    void badNamesAndKeysAreRefusedWithTheReason() {
+        assertThatThrownBy(() -> new NodeKeyTable(" ")).isInstanceOf(InvalidArgumentException.class).hasMessageContaining("blank");
+        assertThatThrownBy(() -> new NodeKeyTable("x".repeat(65))).isInstanceOf(InvalidArgumentException.class).hasMessageContaining("at most 64");
+        NodeKeyTable table = new NodeKeyTable("n1");
+        assertThatThrownBy(() -> table.admit("peer", 0)).isInstanceOf(InvalidArgumentException.class).hasMessageContaining("never 0");
+    }
+}
