@@ -1,8 +1,10 @@
 package dev.tandem.provider;
 
 import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.InvalidStateException;
 import dev.tandem.verbs.NodeKeys;
 import dev.tandem.verbs.PeerIncarnation;
+import dev.tandem.verbs.STag;
 import dev.tandem.verbs.StagSource;
 
 import java.nio.charset.StandardCharsets;
@@ -37,7 +39,8 @@ public final class NodeKeyTable implements NodeKeys, StagSource {
 
     private final String nodeName;
     private final long incarnation;
-    private final PermutedStagSource stags;
+    /** Where the node's STags come from: a {@link PermutedStagSource} of this incarnation, or the opener's. */
+    private final StagSource stags;
     /** STag index → registrations the node's adapters hold under it (0 while {@link #sameStag} has drawn it and none has yet). */
     private final Map<Integer, Integer> held = new HashMap<>();
     private final ThreadLocal<int[]> pinned = new ThreadLocal<>();
@@ -51,13 +54,25 @@ public final class NodeKeyTable implements NodeKeys, StagSource {
 
     /** The table of a node whose key and STags come from {@code random} (tests pass a seeded one). */
     public NodeKeyTable(String nodeName, Random random) {
+        this(nodeName, random, new PermutedStagSource(random));
+    }
+
+    /**
+     * The table of a node that starts now, whose STags come from {@code generator} (an opener's own
+     * source) instead of one seeded here; the incarnation key is still drawn from {@link SecureRandom}.
+     */
+    public NodeKeyTable(String nodeName, StagSource generator) {
+        this(nodeName, new SecureRandom(), generator);
+    }
+
+    private NodeKeyTable(String nodeName, Random random, StagSource generator) {
         this.nodeName = checkName(nodeName);
         long key;
         do {
             key = random.nextLong();
         } while (key == 0);
         this.incarnation = key;
-        this.stags = new PermutedStagSource(random);
+        this.stags = generator;
     }
 
     /**
@@ -91,7 +106,7 @@ public final class NodeKeyTable implements NodeKeys, StagSource {
     /**
      * Runs {@code registrations} with every STag request this thread makes meanwhile answered by one
      * STag, drawn now, and returns it: each adapter that registers in there holds the region under that
-     * value. An adapter that asks while it holds the index already gets an {@link IllegalStateException}.
+     * value. An adapter that asks while it holds the index already is refused ({@link InvalidStateException}).
      */
     public int sameStag(Runnable registrations) {
         if (pinned.get() != null) {
@@ -123,7 +138,7 @@ public final class NodeKeyTable implements NodeKeys, StagSource {
         if (pin != null) {
             int index = pin[0] >>> 8;
             if (indexLive.test(index)) {
-                throw new IllegalStateException("STag index 0x" + Integer.toHexString(index)
+                throw new InvalidStateException("STag index 0x" + Integer.toHexString(index)
                         + " is live on the asking adapter already; the node key table drew it as free on every adapter of node " + nodeName);
             }
             held.merge(index, 1, Integer::sum);
@@ -160,7 +175,14 @@ public final class NodeKeyTable implements NodeKeys, StagSource {
     }
 
     private int draw(IntPredicate indexLive) {
-        return stags.next(i -> held.containsKey(i) || indexLive.test(i));
+        int stag = stags.next(i -> held.containsKey(i) || indexLive.test(i));
+        int index = stag >>> 8;
+        if (index == 0 || held.containsKey(index) || indexLive.test(index)) {
+            throw new InvalidStateException("the STag source gave " + STag.format(stag) + ", whose index is "
+                    + (index == 0 ? "0 (never valid)" : "live on an adapter of node " + nodeName + " already")
+                    + "; a source must give a free, non-zero index");
+        }
+        return stag;
     }
 
     // --- peers -------------------------------------------------------------------------------

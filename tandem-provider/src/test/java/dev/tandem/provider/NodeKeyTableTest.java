@@ -1,6 +1,7 @@
 package dev.tandem.provider;
 
 import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.InvalidStateException;
 import dev.tandem.verbs.PeerIncarnation;
 import org.junit.jupiter.api.Test;
 
@@ -60,8 +61,27 @@ class NodeKeyTableTest {
     void anAdapterThatHoldsThePinnedIndexAlreadyIsRefused() {
         NodeKeyTable table = new NodeKeyTable("n1", new Random(4));
         assertThatThrownBy(() -> table.sameStag(() -> table.next(i -> true)))
-                .isInstanceOf(IllegalStateException.class)
+                .isInstanceOf(InvalidStateException.class)
                 .hasMessageContaining("live on the asking adapter");
+    }
+
+    @Test
+    void anOpenersSourceThatGivesAnIndexTheNodeHoldsIsRefused() {
+        int[] given = {0x123456 << 8 | 1, 0x123456 << 8 | 2};
+        int[] n = {0};
+        NodeKeyTable table = new NodeKeyTable("n1", new dev.tandem.verbs.StagSource() {
+            @Override
+            public int next(java.util.function.IntPredicate indexLive) {
+                return given[n[0]++];
+            }
+
+            @Override
+            public void release(int stag) {
+            }
+        });
+        assertThat(table.next(i -> false)).isEqualTo(given[0]);
+        assertThatThrownBy(() -> table.next(i -> false)).isInstanceOf(InvalidStateException.class)
+                .hasMessageContaining("live on an adapter of node n1");
     }
 
     @Test

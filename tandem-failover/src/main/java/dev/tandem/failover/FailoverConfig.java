@@ -1,0 +1,66 @@
+package dev.tandem.failover;
+
+import dev.tandem.provider.NodeKeyTable;
+import dev.tandem.verbs.DeviceName;
+import dev.tandem.verbs.InvalidArgumentException;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * How to open a {@link FailoverDevice}.
+ *
+ * @param nodeName   this node's name, the same across restarts (peers know a restarted node by it)
+ * @param adapters   the names of the adapters to run over, in order (adapter k of a switchless node is
+ *                   cabled to adapter k of its peers), e.g. {@code iwarp://127.0.1.1}; two or more
+ * @param topology   how the adapters are cabled
+ * @param proofEvery a proof (an RDMA Read that shows the peer holds what came before it) follows at
+ *                   the latest every this many Sends and Writes
+ * @param proofAfter a proof follows at the latest this long after the oldest Send or Write it covers
+ */
+public record FailoverConfig(String nodeName, List<String> adapters, Topology topology, int proofEvery, Duration proofAfter) {
+    /** Default {@link #proofEvery}. */
+    public static final int PROOF_EVERY = 16;
+    /** Default {@link #proofAfter}. */
+    public static final Duration PROOF_AFTER = Duration.ofMillis(1);
+
+    public FailoverConfig {
+        NodeKeyTable.checkName(nodeName);
+        if (adapters == null || adapters.size() < 2) {
+            throw new InvalidArgumentException("a fail-over device needs two or more adapters, got " + adapters);
+        }
+        adapters = List.copyOf(adapters);
+        for (String a : adapters) {
+            DeviceName.parse(a);
+        }
+        if (adapters.size() > Hello.MAX_ADAPTERS) {
+            throw new InvalidArgumentException("a fail-over device runs over at most " + Hello.MAX_ADAPTERS + " adapters, got " + adapters.size());
+        }
+        if (topology == null) {
+            throw new InvalidArgumentException("topology is null; give SWITCHED or SWITCHLESS");
+        }
+        if (proofEvery < 1) {
+            throw new InvalidArgumentException("proofEvery " + proofEvery + " must be 1 or more");
+        }
+        if (proofAfter == null || proofAfter.isNegative() || proofAfter.isZero()) {
+            throw new InvalidArgumentException("proofAfter " + proofAfter + " must be positive");
+        }
+    }
+
+    /** A switched node {@code nodeName} over {@code adapters} with the default proof batching. */
+    public static FailoverConfig of(String nodeName, List<String> adapters) {
+        return new FailoverConfig(nodeName, adapters, Topology.SWITCHED, PROOF_EVERY, PROOF_AFTER);
+    }
+
+    public FailoverConfig withTopology(Topology t) {
+        return new FailoverConfig(nodeName, adapters, t, proofEvery, proofAfter);
+    }
+
+    public FailoverConfig withProofEvery(int n) {
+        return new FailoverConfig(nodeName, adapters, topology, n, proofAfter);
+    }
+
+    public FailoverConfig withProofAfter(Duration d) {
+        return new FailoverConfig(nodeName, adapters, topology, proofEvery, d);
+    }
+}

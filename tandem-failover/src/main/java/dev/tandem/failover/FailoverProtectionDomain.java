@@ -1,0 +1,190 @@
+package dev.tandem.failover;
+
+import dev.tandem.provider.ResourceLimits;
+import dev.tandem.verbs.Access;
+import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.MemoryRegion;
+import dev.tandem.verbs.MemoryWindow;
+import dev.tandem.verbs.ProtectionDomain;
+import dev.tandem.verbs.QueuePair;
+import dev.tandem.verbs.QueuePairConfig;
+import dev.tandem.verbs.RdmaDevice;
+import dev.tandem.verbs.ResourceClosedException;
+import dev.tandem.verbs.SharedReceiveQueue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A protection domain on every adapter: the session of one application instance. Its regions,
+ * windows, SRQs and QPs are created on every adapter under it. A session is primary on one adapter
+ * (the adapters take turns), where its QPs receive; so two healthy adapters carry more than one.
+ *
+ * <p>It holds the session's proof region: 16 bytes a peer reads (offset 0) to prove what it sent
+ * before arrived, and where this side's proofs land (offset 8).
+ */
+final class FailoverProtectionDomain implements ProtectionDomain {
+    /** Where a peer's proof reads (8 bytes). */
+    static final long PROOF_SOURCE = 0;
+    /** Where this side's proofs land (8 bytes). */
+    static final long PROOF_SINK = 8;
+
+    private final FailoverDevice device;
+    private final ProtectionDomain[] under;
+    private final int primary;
+    private final Arena arena = Arena.ofShared();
+    private final FailoverMemoryRegion proofRegion;
+    private final List<AutoCloseable> children = new ArrayList<>();
+    private boolean closed;
+
+    FailoverProtectionDomain(FailoverDevice device) {
+        this.device = device;
+        device.limits.take(ResourceLimits.Kind.PROTECTION_DOMAIN);
+        this.under = new ProtectionDomain[device.adapterCount()];
+        try {
+            for (int k = 0; k < under.length; k++) {
+                if (device.usable(k)) {
+                    under[k] = device.adapter(k).allocateProtectionDomain();
+                }
+            }
+            this.primary = device.nextPrimary();
+            this.proofRegion = registerInternal(arena.allocate(16, 8), Access.LOCAL_WRITE | Access.REMOTE_READ | Access.REMOTE_WRITE);
+        } catch (RuntimeException e) {
+            closeUnder();
+            device.limits.giveBack(ResourceLimits.Kind.PROTECTION_DOMAIN);
+            arena.close();
+            throw e;
+        }
+    }
+
+    FailoverDevice failoverDevice() {
+        return device;
+    }
+
+    /** This session's PD on adapter {@code k}, or null when the adapter could not carry work when it was made. */
+    ProtectionDomain under(int k) {
+        return under[k];
+    }
+
+    /** The adapter this session's QPs receive on. */
+    int primary() {
+        return primary;
+    }
+
+    FailoverMemoryRegion proofRegion() {
+        return proofRegion;
+    }
+
+    /** A region of the layer's own, under one STag on every adapter; not counted against the application's maxMemoryRegions. */
+    FailoverMemoryRegion registerInternal(MemorySegment segment, int access) {
+        return new FailoverMemoryRegion(this, segment, access, false);
+    }
+
+    synchronized <T extends AutoCloseable> T remember(T child) {
+        if (closed) {
+            throw new ResourceClosedException("protection domain of " + device.name() + " is closed");
+        }
+        children.add(child);
+        return child;
+    }
+
+    synchronized void forget(AutoCloseable child) {
+        children.remove(child);
+    }
+
+    void checkOpen() {
+        device.checkOpen();
+        synchronized (this) {
+            if (closed) {
+                throw new ResourceClosedException("protection domain of " + device.name() + " is closed");
+            }
+        }
+    }
+
+    @Override
+    public RdmaDevice device() {
+        return device;
+    }
+
+    @Override
+    public MemoryRegion registerMemory(MemorySegment segment, int access) {
+        checkOpen();
+        if (segment == null) {
+            throw new InvalidArgumentException("registerMemory: segment is null");
+        }
+        return remember(new FailoverMemoryRegion(this, segment, access, true));
+    }
+
+    @Override
+    public MemoryWindow allocateMemoryWindow() {
+        checkOpen();
+        return remember(new FailoverMemoryWindow(this));
+    }
+
+    @Override
+    public QueuePair createQueuePair(QueuePairConfig config) {
+        checkOpen();
+        return remember(new FailoverQueuePair(this, config));
+    }
+
+    @Override
+    public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge) {
+        checkOpen();
+        return remember(new FailoverSharedReceiveQueue(this, maxWr, maxSge));
+    }
+
+    /** Closes the domain and what was created in it: QPs first (they use the rest), then windows, regions and SRQs. */
+    @Override
+    public void close() {
+        List<AutoCloseable> left;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            left = new ArrayList<>(children);
+            children.clear();
+        }
+        left.sort((a, b) -> Integer.compare(order(a), order(b)));
+        for (AutoCloseable c : left) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                System.getLogger("dev.tandem.failover").log(System.Logger.Level.WARNING, "closing " + c + " failed", e);
+            }
+        }
+        proofRegion.close();
+        closeUnder();
+        arena.close();
+        device.limits.giveBack(ResourceLimits.Kind.PROTECTION_DOMAIN);
+        device.forget(this);
+    }
+
+    private static int order(AutoCloseable c) {
+        return switch (c) {
+            case FailoverQueuePair q -> 0;
+            case FailoverMemoryWindow w -> 1;
+            case FailoverMemoryRegion r -> 2;
+            default -> 3;
+        };
+    }
+
+    private void closeUnder() {
+        for (ProtectionDomain p : under) {
+            if (p != null) {
+                try {
+                    p.close();
+                } catch (RuntimeException e) {
+                    // a failed adapter closes its PDs when it is reset or closed
+                }
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "pd of " + device.name() + " (primary adapter " + primary + ")";
+    }
+}

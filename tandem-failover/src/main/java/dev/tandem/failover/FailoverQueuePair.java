@@ -1,0 +1,952 @@
+package dev.tandem.failover;
+
+import dev.tandem.provider.ResourceLimits;
+import dev.tandem.verbs.Access;
+import dev.tandem.verbs.CompletionOpcode;
+import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.ConnectionException;
+import dev.tandem.verbs.ConnectionRejectedException;
+import dev.tandem.verbs.ConnectionRequest;
+import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.InvalidStateException;
+import dev.tandem.verbs.LocalProtectionException;
+import dev.tandem.verbs.ProtectionDomain;
+import dev.tandem.verbs.QpState;
+import dev.tandem.verbs.QueueFullException;
+import dev.tandem.verbs.QueuePair;
+import dev.tandem.verbs.QueuePairConfig;
+import dev.tandem.verbs.ReceiveRequest;
+import dev.tandem.verbs.ResourceClosedException;
+import dev.tandem.verbs.Sge;
+import dev.tandem.verbs.WorkCompletion;
+import dev.tandem.verbs.WorkRequest;
+import dev.tandem.verbs.WrFlags;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.time.Duration;
+import dev.tandem.verbs.AsyncEventType;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One connection of the application, with a path on each adapter: adapter k's QP connected to one
+ * adapter of the peer. Sends go over the path that ends at the peer's receive adapter, receives are
+ * posted on this side's receive adapter (the session's primary, or its SRQ's), so a connection may
+ * run as two simplex paths. Every Send carries a {@link FailoverHeader}; Sends and Writes complete
+ * for the application when a proof (an RDMA Read of the peer's proof region, posted after them)
+ * completed, which shows the peer holds them.
+ */
+final class FailoverQueuePair implements QueuePair {
+    /** Send-queue slots of an adapter QP beyond twice the application's: proofs. */
+    static final int PROOF_SLOTS = 16;
+    /** Tags a proof's work request id: the rest is the last send position it covers. */
+    private static final long PROOF = 1L << 62;
+    private static final SecureRandom IDS = new SecureRandom();
+    /** How long a post waits for the path it needs (set up by the peer's later paths, or a fail-over). */
+    private static final Duration PATH_WAIT = Duration.ofSeconds(5);
+
+    private final FailoverDevice device;
+    private final FailoverProtectionDomain pd;
+    private final QueuePairConfig config;
+    private final FirstLevelCq sendCq;
+    private final FirstLevelCq receiveCq;
+    private final FailoverSharedReceiveQueue srq;
+    private final int qpNumber;
+    private final QueuePair[] under;
+    /** The peer's adapter index at the other end of each path, -1 while none. */
+    private final int[] peerOf;
+    private final int recvAdapter;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment sendHeaderSegment;
+    private final FailoverMemoryRegion sendHeaders;
+    private final ReceiveLog receiveLog;
+    private final SendLog sendLog;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition pathReady = lock.newCondition();
+
+    private volatile QpState state = QpState.INIT;
+    private volatile int sendPath = -1;
+    /** The adapter of the connection's first path (its events are the connection's). */
+    private volatile int firstPath = -1;
+    /** Connection events passed on once per connection. */
+    private final EnumSet<AsyncEventType> reported = EnumSet.noneOf(AsyncEventType.class);
+    private volatile boolean closed;
+    private long connectionId;
+    private Hello peer;
+    private int negotiatedIrd;
+    private int negotiatedOrd;
+    /** Message ids: the last this side sent, and the last it received in order. */
+    private int sentMessageId;
+    private volatile int receivedMessageId;
+    /** The last send position a proof was posted for, and the last Send or Write posted. */
+    private long provenPosted = -1;
+    private long lastPayload = -1;
+    private int unproven;
+    private long oldestUnprovenNanos;
+
+    /** Application depth for adapters whose QPs hold {@code adapterMax}. */
+    static int appDepth(int adapterMax) {
+        return (adapterMax - PROOF_SLOTS) / 2;
+    }
+
+    FailoverQueuePair(FailoverProtectionDomain pd, QueuePairConfig config) {
+        this.device = pd.failoverDevice();
+        this.pd = pd;
+        this.config = config;
+        checkConfig(config);
+        this.sendCq = cq(config.sendCq(), "send");
+        this.receiveCq = cq(config.receiveCq(), "receive");
+        if (config.srq() != null && (!(config.srq() instanceof FailoverSharedReceiveQueue s) || s.pd() != pd)) {
+            throw new InvalidArgumentException("the shared receive queue must belong to the same protection domain as the QP");
+        }
+        this.srq = (FailoverSharedReceiveQueue) config.srq();
+        this.recvAdapter = srq != null ? srq.adapter() : pd.primary();
+        this.qpNumber = device.nextQpNumber();
+        this.under = new QueuePair[device.adapterCount()];
+        this.peerOf = new int[device.adapterCount()];
+        java.util.Arrays.fill(peerOf, -1);
+        this.sendLog = new SendLog(config.sendDepth());
+        device.limits.take(ResourceLimits.Kind.QUEUE_PAIR);
+        boolean attachedSend = false;
+        boolean attachedReceive = false;
+        ReceiveLog rl = null;
+        FailoverMemoryRegion sh = null;
+        try {
+            if (!sendCq.attach(this, true)) {
+                throw new ResourceClosedException("the send CQ is closed; create the QP with an open CQ");
+            }
+            attachedSend = true;
+            if (!receiveCq.attach(this, false)) {
+                throw new ResourceClosedException("the receive CQ is closed; create the QP with an open CQ");
+            }
+            attachedReceive = true;
+            this.sendHeaderSegment = arena.allocate((long) config.sendDepth() * FailoverHeader.LENGTH, 8);
+            sh = pd.registerInternal(sendHeaderSegment, Access.LOCAL_WRITE);
+            rl = srq == null ? new ReceiveLog(pd, 2 * config.receiveDepth()) : null;
+            for (int k = 0; k < under.length; k++) {
+                if (pd.under(k) != null && sendCq.under(k) != null && receiveCq.under(k) != null && device.usable(k)) {
+                    under[k] = pd.under(k).createQueuePair(adapterConfig(k));
+                    device.route(k, under[k].qpNumber(), this);
+                }
+            }
+            if (under[recvAdapter] == null) {
+                throw new dev.tandem.verbs.DeviceUnavailableException("adapter " + recvAdapter + " of " + device.name()
+                        + ", where this QP's receives go, cannot carry work");
+            }
+        } catch (RuntimeException e) {
+            closeUnder();
+            if (rl != null) {
+                rl.close();
+            }
+            if (sh != null) {
+                sh.close();
+            }
+            arena.close();
+            if (attachedSend) {
+                sendCq.detach(this, true);
+            }
+            if (attachedReceive) {
+                receiveCq.detach(this, false);
+            }
+            device.limits.giveBack(ResourceLimits.Kind.QUEUE_PAIR);
+            throw e;
+        }
+        this.sendHeaders = sh;
+        this.receiveLog = rl;
+    }
+
+    private void checkConfig(QueuePairConfig c) {
+        var attrs = device.attributes();
+        if (c.sendDepth() > attrs.maxQueuePairDepth() || c.receiveDepth() > attrs.maxQueuePairDepth()) {
+            throw new InvalidArgumentException("queue depths " + c.sendDepth() + "/" + c.receiveDepth()
+                    + " exceed the adapter's maximum of " + attrs.maxQueuePairDepth());
+        }
+        if (c.maxSendSge() > attrs.maxSge() || c.maxReceiveSge() > attrs.maxSge()) {
+            throw new InvalidArgumentException("SGE limits " + c.maxSendSge() + "/" + c.maxReceiveSge()
+                    + " exceed the adapter's maximum of " + attrs.maxSge());
+        }
+        if (c.maxInlineData() > attrs.maxInlineData()) {
+            throw new InvalidArgumentException("maxInlineData " + c.maxInlineData() + " exceeds the adapter's maximum of " + attrs.maxInlineData());
+        }
+        if (c.ird() > attrs.maxIrd() || c.ord() > attrs.maxOrd()) {
+            throw new InvalidArgumentException("IRD/ORD " + c.ird() + "/" + c.ord() + " exceed the adapter's maximum of "
+                    + attrs.maxIrd() + "/" + attrs.maxOrd());
+        }
+    }
+
+    private FirstLevelCq cq(Object cq, String which) {
+        if (cq instanceof FirstLevelCq c && c.isClosed()) {
+            throw new ResourceClosedException("the " + which + " CQ is closed; create the QP with an open CQ");
+        }
+        if (!(cq instanceof FirstLevelCq c) || c.device() != device) {
+            throw new InvalidArgumentException("the " + which + " CQ was not created on adapter " + device.name());
+        }
+        return c;
+    }
+
+    /** Adapter k's QP: room for the header element, the proofs, and the proof's Read each way. */
+    private QueuePairConfig adapterConfig(int k) {
+        return new QueuePairConfig(sendCq.under(k), receiveCq.under(k), srq == null ? null : srq.under(k),
+                2 * config.sendDepth() + PROOF_SLOTS, srq == null ? config.receiveDepth() : 1,
+                config.maxSendSge() + 1, config.maxReceiveSge() + 1,
+                config.maxInlineData() == 0 ? 0 : config.maxInlineData() + FailoverHeader.LENGTH,
+                config.ird() + 1, config.ord() + 1, false);
+    }
+
+    // ---------------------------------------------------------------- connection set-up
+
+    @Override
+    public byte[] connect(InetSocketAddress remote, byte[] privateData, Duration timeout) {
+        checkUsable();
+        if (remote == null || timeout == null) {
+            throw new InvalidArgumentException("connect: remote and timeout must not be null");
+        }
+        byte[] data = privateData == null ? new byte[0] : privateData;
+        checkPrivateData(data);
+        if (state != QpState.INIT) {
+            throw new InvalidStateException("connect on QP " + qpNumber + " in state " + state + "; a QP connects from INIT");
+        }
+        int first = firstAdapterFor(remote.getAddress());
+        long id = IDS.nextLong();
+        Hello mine = hello(Hello.CONNECT, first, id, List.of(), data);
+        byte[] reply;
+        try {
+            reply = under[first].connect(remote, mine.encode(), timeout);
+        } catch (ConnectionRejectedException e) {
+            Hello no = Hello.decode(e.privateData(), "peer " + remote);
+            throw new ConnectionRejectedException(e.getMessage(), no.data());
+        }
+        Hello theirs;
+        try {
+            theirs = Hello.decode(reply, "peer " + remote);
+        } catch (ConnectionException e) {
+            under[first].disconnect();
+            throw e;
+        }
+        lock.lock();
+        try {
+            connectionId = id;
+            peer = theirs;
+            firstPath = first;
+            peerOf[first] = theirs.pathIndex();
+            negotiatedOrd = Math.min(config.ord(), theirs.ird());
+            negotiatedIrd = Math.min(config.ird(), theirs.ord());
+        } finally {
+            lock.unlock();
+        }
+        joinOtherPaths(theirs, first, timeout);
+        lock.lock();
+        try {
+            int path = pathTo(theirs.recvAdapter());
+            if (path < 0) {
+                disconnectAll();
+                throw new ConnectionException("no path of " + device.name() + " reaches adapter " + theirs.recvAdapter() + " of node "
+                        + theirs.node() + ", where the peer receives this connection");
+            }
+            sendPath = path;
+            state = QpState.RTS;
+            pathReady.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        return theirs.data();
+    }
+
+    /** The first path's adapter: the one cabled to {@code remote} (switchless), else this QP's receive adapter. */
+    private int firstAdapterFor(InetAddress remote) {
+        if (device.config().topology() == Topology.SWITCHED && under[recvAdapter] != null) {
+            return recvAdapter;
+        }
+        int best = -1;
+        int bestBits = -1;
+        for (int k = 0; k < under.length; k++) {
+            if (under[k] != null) {
+                int bits = commonPrefixBits(device.address(k), remote);
+                if (bits > bestBits) {
+                    best = k;
+                    bestBits = bits;
+                }
+            }
+        }
+        if (best < 0) {
+            throw new dev.tandem.verbs.DeviceUnavailableException("no adapter of " + device.name() + " can carry work");
+        }
+        return best;
+    }
+
+    private static int commonPrefixBits(InetAddress a, InetAddress b) {
+        byte[] x = a.getAddress();
+        byte[] y = b.getAddress();
+        if (x.length != y.length) {
+            return -1;
+        }
+        int bits = 0;
+        for (int i = 0; i < x.length; i++) {
+            int diff = (x[i] ^ y[i]) & 0xFF;
+            if (diff != 0) {
+                return bits + Integer.numberOfLeadingZeros(diff) - 24;
+            }
+            bits += 8;
+        }
+        return bits;
+    }
+
+    /** Sets up a path on every other adapter: to adapter k of the peer (switchless), else to the peer's adapters not yet used. */
+    private void joinOtherPaths(Hello theirs, int first, Duration timeout) {
+        boolean[] used = new boolean[Math.max(theirs.adapters().size(), 1)];
+        if (theirs.pathIndex() < used.length) {
+            used[theirs.pathIndex()] = true;
+        }
+        for (int k = 0; k < under.length; k++) {
+            if (k == first || under[k] == null) {
+                continue;
+            }
+            int target = -1;
+            if (device.config().topology() == Topology.SWITCHLESS) {
+                target = k < theirs.adapters().size() ? k : -1;
+            } else {
+                for (int r = 0; r < theirs.adapters().size(); r++) {
+                    if (!used[r]) {
+                        target = r;
+                        break;
+                    }
+                }
+            }
+            if (target < 0 || target == theirs.pathIndex()) {
+                continue;
+            }
+            used[target] = true;
+            try {
+                byte[] reply = under[k].connect(theirs.adapters().get(target), hello(Hello.JOIN, k, connectionId, List.of(), new byte[0]).encode(),
+                        timeout);
+                Hello ok = Hello.decode(reply, "peer adapter " + target);
+                lock.lock();
+                try {
+                    peerOf[k] = ok.pathIndex();
+                } finally {
+                    lock.unlock();
+                }
+            } catch (RuntimeException e) {
+                System.getLogger("dev.tandem.failover").log(System.Logger.Level.WARNING, device.name() + " QP " + qpNumber
+                        + ": no path from adapter " + k + " to adapter " + target + " of " + theirs.node() + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private int pathTo(int peerAdapter) {
+        for (int k = 0; k < peerOf.length; k++) {
+            if (peerOf[k] == peerAdapter && under[k] != null) {
+                return k;
+            }
+        }
+        return -1;
+    }
+
+    /** Accepts the first path of a connection, which arrived on adapter {@code k}. */
+    void acceptFirst(int k, ConnectionRequest request, Hello theirs, byte[] privateData, List<InetSocketAddress> listening) {
+        checkUsable();
+        byte[] data = privateData == null ? new byte[0] : privateData;
+        checkPrivateData(data);
+        if (state != QpState.INIT) {
+            throw new InvalidStateException("accept onto QP " + qpNumber + " in state " + state + "; a QP accepts from INIT");
+        }
+        if (under[k] == null) {
+            throw new InvalidStateException("QP " + qpNumber + " has no queue pair on adapter " + k + " where the request arrived");
+        }
+        lock.lock();
+        try {
+            connectionId = theirs.connectionId();
+            peer = theirs;
+            firstPath = k;
+            peerOf[k] = theirs.pathIndex();
+            negotiatedOrd = Math.min(config.ord(), theirs.ird());
+            negotiatedIrd = Math.min(config.ird(), theirs.ord());
+        } finally {
+            lock.unlock();
+        }
+        device.connected(connectionId, this);
+        try {
+            request.accept(under[k], hello(Hello.ACCEPT, k, connectionId, listening, data).encode());
+        } catch (RuntimeException e) {
+            device.disconnected(connectionId);
+            throw e;
+        }
+        lock.lock();
+        try {
+            state = QpState.RTS;
+            if (peerOf[k] == theirs.recvAdapter()) {
+                sendPath = k;
+            }
+            pathReady.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The peer set up another path of this connection, arriving on adapter {@code k}. */
+    void acceptJoin(int k, ConnectionRequest request, Hello theirs) {
+        if (under[k] == null || under[k].state() != QpState.INIT) {
+            request.reject(hello(Hello.REJECT, k, theirs.connectionId(), List.of(), new byte[0]).encode());
+            return;
+        }
+        request.accept(under[k], hello(Hello.ACCEPT, k, theirs.connectionId(), List.of(), new byte[0]).encode());
+        lock.lock();
+        try {
+            peerOf[k] = theirs.pathIndex();
+            if (sendPath < 0 && peer != null && peerOf[k] == peer.recvAdapter()) {
+                sendPath = k;
+            }
+            pathReady.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The hello of this side for a path on adapter {@code k}. */
+    Hello hello(int kind, int k, long id, List<InetSocketAddress> listening, byte[] data) {
+        return new Hello(kind, k, id, pd.proofRegion().rkey(), config.ird(), config.ord(), qpNumber, device.keys().incarnation(),
+                recvAdapter, device.config().nodeName(), listening, data);
+    }
+
+    private void checkPrivateData(byte[] data) {
+        int max = device.attributes().maxPrivateData();
+        if (data.length > max) {
+            throw new InvalidArgumentException("private data of " + data.length + " bytes exceeds the maximum of " + max
+                    + " (DeviceAttributes.maxPrivateData)");
+        }
+    }
+
+    // ---------------------------------------------------------------- posting
+
+    @Override
+    public void postSend(WorkRequest request) {
+        if (request == null) {
+            throw new InvalidArgumentException("postSend: request is null");
+        }
+        checkUsable();
+        QpState s = state;
+        if (s == QpState.ERROR) {
+            flushAtOnce(request);
+            return;
+        }
+        if (s != QpState.RTS && s != QpState.SQD) {
+            throw new InvalidStateException("postSend on QP " + qpNumber + " in state " + s
+                    + ": sends may be posted in RTS (connect the QP or accept a request onto it first)");
+        }
+        checkSend(request);
+        boolean prove = false;
+        lock.lock();
+        try {
+            int k = awaitSendPath();
+            boolean payload = request instanceof WorkRequest.Send || request instanceof WorkRequest.SendWithInvalidate
+                    || request instanceof WorkRequest.RdmaWrite;
+            int messageId = isSend(request) ? sentMessageId + 1 : 0;
+            long seq = sendLog.add(request, messageId);
+            if (seq < 0) {
+                throw new QueueFullException("send queue of QP " + qpNumber + " is full (" + config.sendDepth()
+                        + " requests outstanding); poll completions before posting more");
+            }
+            try {
+                under[k].postSend(onAdapter(k, request, seq, messageId));
+            } catch (RuntimeException e) {
+                sendLog.dropLast();
+                throw e;
+            }
+            if (isSend(request)) {
+                sentMessageId = messageId;
+            }
+            if (payload) {
+                lastPayload = seq;
+                if (unproven++ == 0) {
+                    oldestUnprovenNanos = System.nanoTime();
+                    device.monitor().watch(this);
+                }
+                prove = unproven >= device.config().proofEvery() || seq - sendLog.resolved() >= config.sendDepth() - 1;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (prove) {
+            proveNow();
+        }
+    }
+
+    private static boolean isSend(WorkRequest r) {
+        return r instanceof WorkRequest.Send || r instanceof WorkRequest.SendWithInvalidate;
+    }
+
+    /** Checks what the adapter cannot check the way the application wrote it (its SGE count excludes the header). */
+    private void checkSend(WorkRequest request) {
+        if (request.sgl().size() > config.maxSendSge()) {
+            throw new InvalidArgumentException(request.getClass().getSimpleName() + " wrId " + request.wrId() + " on QP " + qpNumber
+                    + ": " + request.sgl().size() + " SGEs exceed maxSendSge " + config.maxSendSge());
+        }
+        if (request instanceof WorkRequest.BindWindow b && (!(b.window() instanceof FailoverMemoryWindow w) || w.pd() != pd)) {
+            throw new LocalProtectionException("QP " + qpNumber + " BindWindow wrId " + b.wrId() + ": window " + b.window()
+                    + " is not a window of this QP's protection domain");
+        }
+        if (request instanceof WorkRequest.RdmaRead r && negotiatedOrd == 0) {
+            throw new InvalidStateException("QP " + qpNumber + " RdmaRead wrId " + r.wrId()
+                    + ": RDMA Read needs ORD of at least 1, but the connection negotiated ORD 0 (the peer offered IRD 0)");
+        }
+    }
+
+    /** The request as adapter {@code k} runs it: ids are log positions; Sends get their header; only what ends a batch is signalled. */
+    private WorkRequest onAdapter(int k, WorkRequest request, long seq, int messageId) {
+        int flags = request.flags() & ~WrFlags.SIGNALED;
+        return switch (request) {
+            case WorkRequest.Send s -> new WorkRequest.Send(seq, withHeader(seq, FailoverHeader.TYPE_SEND, s, messageId, 0), flags);
+            case WorkRequest.SendWithInvalidate s -> new WorkRequest.SendWithInvalidate(seq,
+                    withHeader(seq, FailoverHeader.TYPE_SEND_INVALIDATE, s, messageId, s.invalidateStag()), s.invalidateStag(), flags);
+            case WorkRequest.RdmaWrite w -> new WorkRequest.RdmaWrite(seq, w.sgl(), w.remoteOffset(), w.rkey(), flags);
+            case WorkRequest.RdmaRead r -> new WorkRequest.RdmaRead(seq, r.sgl(), r.remoteOffset(), r.rkey(), flags | WrFlags.SIGNALED);
+            case WorkRequest.BindWindow b -> {
+                FailoverMemoryWindow w = (FailoverMemoryWindow) b.window();
+                w.bindingOn(k);
+                yield new WorkRequest.BindWindow(seq, w.under(k), b.region(), b.offset(), b.windowLength(), b.access(), b.newKey(),
+                        flags | WrFlags.SIGNALED);
+            }
+            case WorkRequest.LocalInvalidate l -> new WorkRequest.LocalInvalidate(seq, l.stag(), flags | WrFlags.SIGNALED);
+        };
+    }
+
+    private List<Sge> withHeader(long seq, int type, WorkRequest send, int messageId, int invalidate) {
+        int slot = (int) (seq % config.sendDepth());
+        long at = (long) slot * FailoverHeader.LENGTH;
+        int flags = WrFlags.has(send.flags(), WrFlags.SOLICITED) ? FailoverHeader.FLAG_SOLICITED : 0;
+        FailoverHeader.write(sendHeaderSegment, at, type, flags, messageId, receivedMessageId, (int) connectionId,
+                (int) send.length(), invalidate, device.keys().incarnation());
+        List<Sge> sgl = new ArrayList<>(send.sgl().size() + 1);
+        sgl.add(new Sge(sendHeaders, at, FailoverHeader.LENGTH));
+        sgl.addAll(send.sgl());
+        return sgl;
+    }
+
+    /** Waits (bounded) for the path Sends take: the peer's later paths or a fail-over may still be setting it up. Lock held. */
+    private int awaitSendPath() {
+        long left = PATH_WAIT.toNanos();
+        while (sendPath < 0) {
+            if (left <= 0) {
+                throw new InvalidStateException("QP " + qpNumber + " has no path to the peer's receive adapter after " + PATH_WAIT);
+            }
+            try {
+                left = pathReady.awaitNanos(left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InvalidStateException("interrupted while QP " + qpNumber + " waited for its path");
+            }
+        }
+        return sendPath;
+    }
+
+    /** Posts a proof covering every Send and Write posted so far, unless one covers them already. */
+    void proveNow() {
+        lock.lock();
+        try {
+            if (lastPayload <= provenPosted || sendPath < 0 || state != QpState.RTS || peer == null) {
+                return;
+            }
+            long covers = sendLog.next() - 1;
+            try {
+                under[sendPath].postSend(new WorkRequest.RdmaRead(PROOF | covers,
+                        new Sge(pd.proofRegion(), FailoverProtectionDomain.PROOF_SINK, 8), FailoverProtectionDomain.PROOF_SOURCE,
+                        peer.proofStag(), WrFlags.SIGNALED));
+            } catch (RuntimeException e) {
+                return; // the adapter's queue is full or the path failed: the next poll or the monitor tries again
+            }
+            provenPosted = covers;
+            unproven = 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Proves now when the oldest unproven Send or Write is older than the configured bound; true while some stay unproven. */
+    boolean proveIfOlderThan(long nanosAgo) {
+        boolean due;
+        lock.lock();
+        try {
+            if (lastPayload <= provenPosted) {
+                return false;
+            }
+            due = System.nanoTime() - oldestUnprovenNanos >= nanosAgo;
+        } finally {
+            lock.unlock();
+        }
+        if (due) {
+            proveNow();
+        }
+        return true;
+    }
+
+    /** A post in ERROR completes at once, flushed (as on an adapter). */
+    private void flushAtOnce(WorkRequest request) {
+        sendCq.deliver(this, -1, request.wrId(), CompletionStatus.WR_FLUSH_ERR, opcodeOf(request), 0, 0, 0, 0);
+    }
+
+    @Override
+    public void postReceive(ReceiveRequest request) {
+        if (request == null) {
+            throw new InvalidArgumentException("postReceive: request is null");
+        }
+        checkUsable();
+        if (srq != null) {
+            throw new InvalidStateException("QP " + qpNumber + " takes its receive buffers from a shared receive queue; post to the SRQ");
+        }
+        if (state == QpState.RESET) {
+            throw new InvalidStateException("postReceive on QP " + qpNumber + " in state RESET; move it to INIT first");
+        }
+        if (request.sgl().size() > config.maxReceiveSge()) {
+            throw new InvalidArgumentException("receive wrId " + request.wrId() + " on QP " + qpNumber + ": " + request.sgl().size()
+                    + " SGEs exceed maxReceiveSge " + config.maxReceiveSge());
+        }
+        if (state == QpState.ERROR) {
+            receiveCq.deliver(this, -1, request.wrId(), CompletionStatus.WR_FLUSH_ERR, CompletionOpcode.RECV, 0, 0, 0, 0);
+            return;
+        }
+        ReceiveRequest wire = receiveLog.claim(request, "receive queue of QP " + qpNumber);
+        try {
+            under[recvAdapter].postReceive(wire);
+        } catch (QueueFullException e) {
+            receiveLog.unclaim((int) wire.wrId());
+            throw new QueueFullException("receive queue of QP " + qpNumber + " is full (" + config.receiveDepth() + " buffers posted)");
+        } catch (RuntimeException e) {
+            receiveLog.unclaim((int) wire.wrId());
+            throw e;
+        }
+    }
+
+    // ---------------------------------------------------------------- completions
+
+    /** A completion of adapter {@code k}'s QP, polled through {@code cq}. */
+    void adapterCompletion(int k, WorkCompletion wc, FirstLevelCq cq) {
+        if (wc.opcode() == CompletionOpcode.RECV) {
+            receiveCompletion(wc, cq);
+        } else {
+            sendCompletion(wc, cq);
+        }
+    }
+
+    private void sendCompletion(WorkCompletion wc, FirstLevelCq cq) {
+        long id = wc.wrId();
+        if ((id & PROOF) != 0) {
+            if (wc.status() == CompletionStatus.SUCCESS) {
+                resolveUpTo(id & ~PROOF, CompletionStatus.SUCCESS, 0, cq);
+            }
+            return;
+        }
+        resolveUpTo(id, wc.status(), wc.vendorError(), cq);
+    }
+
+    /**
+     * The outcome of send position {@code seq} is {@code last}, and every position before it that was
+     * not resolved succeeded (the adapter completes in order, a proof covers what came before it).
+     */
+    private void resolveUpTo(long seq, CompletionStatus last, int vendorError, FirstLevelCq cq) {
+        long from = sendLog.resolved();
+        if (seq < from) {
+            return;
+        }
+        for (long p = from; p <= seq; p++) {
+            WorkRequest wr = sendLog.at(p);
+            if (wr == null) {
+                continue;
+            }
+            CompletionStatus s = p == seq ? last : CompletionStatus.SUCCESS;
+            boolean ok = s == CompletionStatus.SUCCESS;
+            if (ok && !config.signalAll() && !WrFlags.has(wr.flags(), WrFlags.SIGNALED)) {
+                continue;
+            }
+            if (!cq.deliver(this, p, wr.wrId(), s, opcodeOf(wr), ok ? wr.length() : 0, 0, 0, ok ? 0 : vendorError)) {
+                overflowed();
+            }
+        }
+        sendLog.resolvedUpTo(seq + 1);
+    }
+
+    private void receiveCompletion(WorkCompletion wc, FirstLevelCq cq) {
+        ReceiveLog log = srq != null ? srq.log() : receiveLog;
+        ReceiveRequest r = log.take(wc.wrId());
+        if (r == null) {
+            return;
+        }
+        long length = Math.max(0, wc.byteLength() - FailoverHeader.LENGTH);
+        if (wc.status() == CompletionStatus.SUCCESS) {
+            long at = ReceiveLog.offset(wc.wrId());
+            int id = FailoverHeader.messageId(log.segment(), at);
+            if (FailoverHeader.present(log.segment(), at)) {
+                receivedMessageId = id;
+            }
+        }
+        if (!cq.deliver(this, -1, r.wrId(), wc.status(), CompletionOpcode.RECV, length, wc.invalidatedStag(), wc.flags(),
+                wc.vendorError())) {
+            overflowed();
+        }
+    }
+
+    /** The application polled the completion of send position {@code seq}. */
+    void sendPolled(long seq) {
+        sendLog.freedUpTo(seq);
+    }
+
+    private void overflowed() {
+        modify(QpState.ERROR);
+    }
+
+    private static CompletionOpcode opcodeOf(WorkRequest r) {
+        return switch (r) {
+            case WorkRequest.RdmaWrite w -> CompletionOpcode.RDMA_WRITE;
+            case WorkRequest.RdmaRead rd -> CompletionOpcode.RDMA_READ;
+            case WorkRequest.BindWindow b -> CompletionOpcode.BIND_WINDOW;
+            case WorkRequest.LocalInvalidate l -> CompletionOpcode.LOCAL_INVALIDATE;
+            default -> CompletionOpcode.SEND;
+        };
+    }
+
+    // ---------------------------------------------------------------- state
+
+    /**
+     * Whether an event of adapter {@code k}'s QP is this connection's to pass on: only from a path it
+     * uses, and connection events (established, disconnected, errors) once per connection.
+     */
+    boolean reports(int k, AsyncEventType type) {
+        if (k != sendPath && k != recvAdapter && k != firstPath) {
+            return false;
+        }
+        return switch (type) {
+            case COMMUNICATION_ESTABLISHED, DISCONNECTED, QP_FATAL, QP_REQUEST_ERROR, QP_ACCESS_ERROR -> {
+                lock.lock();
+                try {
+                    yield reported.add(type);
+                } finally {
+                    lock.unlock();
+                }
+            }
+            default -> true;
+        };
+    }
+
+    @Override
+    public int qpNumber() {
+        return qpNumber;
+    }
+
+    /** The state the application sees: the layer's, or ERROR once a path it uses failed. */
+    @Override
+    public QpState state() {
+        QpState s = state;
+        if ((s == QpState.RTS || s == QpState.SQD) && (failed(sendPath) || failed(recvAdapter))) {
+            return QpState.ERROR;
+        }
+        if (s == QpState.SQD && sendPath >= 0) {
+            return under[sendPath].state();
+        }
+        return s;
+    }
+
+    private boolean failed(int k) {
+        return k >= 0 && under[k] != null && under[k].state() == QpState.ERROR;
+    }
+
+    @Override
+    public QueuePairConfig config() {
+        return config;
+    }
+
+    @Override
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    @Override
+    public void modify(QpState target) {
+        checkUsable();
+        if (target == null) {
+            throw new InvalidArgumentException("modify: target state is null");
+        }
+        QpState current = state();
+        if (!current.canModifyTo(target)) {
+            throw new InvalidStateException("QP " + qpNumber + " cannot move from " + current + " to " + target
+                    + " (allowed: to RESET or ERROR from any state, SQD from RTS, RTS from SQD)");
+        }
+        lock.lock();
+        try {
+            switch (target) {
+                case ERROR -> {
+                    state = QpState.ERROR;
+                    for (QueuePair q : under) {
+                        if (q != null) {
+                            modifyQuietly(q, QpState.ERROR);
+                        }
+                    }
+                }
+                case RESET -> {
+                    for (QueuePair q : under) {
+                        if (q != null) {
+                            modifyQuietly(q, QpState.RESET);
+                        }
+                    }
+                    if (connectionId != 0) {
+                        device.disconnected(connectionId);
+                    }
+                    java.util.Arrays.fill(peerOf, -1);
+                    sendPath = -1;
+                    firstPath = -1;
+                    reported.clear();
+                    peer = null;
+                    connectionId = 0;
+                    sentMessageId = 0;
+                    receivedMessageId = 0;
+                    provenPosted = lastPayload = sendLog.next() - 1;
+                    unproven = 0;
+                    sendLog.clear();
+                    state = QpState.RESET;
+                }
+                case INIT -> {
+                    for (QueuePair q : under) {
+                        if (q != null && q.state() == QpState.RESET) {
+                            modifyQuietly(q, QpState.INIT);
+                        }
+                    }
+                    state = QpState.INIT;
+                }
+                case SQD, RTS -> {
+                    if (sendPath >= 0) {
+                        under[sendPath].modify(target);
+                    }
+                    state = target;
+                }
+                default -> throw new InvalidStateException("QP " + qpNumber + " cannot be moved to " + target + " by the consumer");
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static void modifyQuietly(QueuePair q, QpState target) {
+        try {
+            if (q.state().canModifyTo(target)) {
+                q.modify(target);
+            }
+        } catch (RuntimeException e) {
+            // a failed adapter's QP is already in ERROR
+        }
+    }
+
+    @Override
+    public void disconnect() {
+        checkUsable();
+        lock.lock();
+        try {
+            disconnectAll();
+            state = QpState.ERROR;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void disconnectAll() {
+        for (int k = 0; k < under.length; k++) {
+            if (under[k] != null && peerOf[k] >= 0) {
+                try {
+                    under[k].disconnect();
+                } catch (RuntimeException e) {
+                    // the path failed already
+                }
+            }
+        }
+        if (connectionId != 0) {
+            device.disconnected(connectionId);
+        }
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        int k = sendPath;
+        return k < 0 ? null : under[k].localAddress();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        int k = sendPath;
+        return k < 0 ? null : under[k].remoteAddress();
+    }
+
+    @Override
+    public int ird() {
+        return negotiatedIrd;
+    }
+
+    @Override
+    public int ord() {
+        return negotiatedOrd;
+    }
+
+    /** This QP's QP on adapter {@code k}, or null. */
+    QueuePair under(int k) {
+        return under[k];
+    }
+
+    private void checkUsable() {
+        if (closed) {
+            throw new ResourceClosedException("queue pair " + qpNumber + " is closed");
+        }
+        device.checkOpen();
+    }
+
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            pathReady.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        device.monitor().unwatch(this);
+        if (connectionId != 0) {
+            device.disconnected(connectionId);
+        }
+        closeUnder();
+        sendCq.detach(this, true);
+        receiveCq.detach(this, false);
+        if (receiveLog != null) {
+            receiveLog.close();
+        }
+        sendHeaders.close();
+        arena.close();
+        device.limits.giveBack(ResourceLimits.Kind.QUEUE_PAIR);
+        pd.forget(this);
+    }
+
+    private void closeUnder() {
+        for (int k = 0; k < under.length; k++) {
+            QueuePair q = under[k];
+            if (q != null) {
+                device.unroute(k, q.qpNumber());
+                try {
+                    q.close();
+                } catch (RuntimeException e) {
+                    // a failed adapter drops its QPs when it is reset or closed
+                }
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "QueuePair[" + qpNumber + " of " + device.name() + ", " + state() + ", send path " + sendPath + ", receive adapter "
+                + recvAdapter + "]";
+    }
+}

@@ -1,0 +1,148 @@
+package dev.tandem.failover;
+
+import dev.tandem.provider.ResourceLimits;
+import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.ProtectionDomain;
+import dev.tandem.verbs.ReceiveRequest;
+import dev.tandem.verbs.ResourceClosedException;
+import dev.tandem.verbs.SharedReceiveQueue;
+
+/**
+ * A shared receive queue on every adapter of its session. Receives go to the one on the session's
+ * primary adapter (a buffer may be taken once only), each behind its fail-over header slot; the QPs
+ * that use it receive there, and their peers send over the path that ends there.
+ */
+final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
+    private final FailoverProtectionDomain pd;
+    private final SharedReceiveQueue[] under;
+    private final int maxWr;
+    private final int maxSge;
+    private final ReceiveLog log;
+    private volatile boolean closed;
+
+    FailoverSharedReceiveQueue(FailoverProtectionDomain pd, int maxWr, int maxSge) {
+        FailoverDevice device = pd.failoverDevice();
+        if (maxWr <= 0 || maxWr > device.attributes().maxQueuePairDepth()) {
+            throw new InvalidArgumentException("shared receive queue maxWr " + maxWr + " must be within 1.." + device.attributes().maxQueuePairDepth());
+        }
+        if (maxSge <= 0 || maxSge > device.attributes().maxSge()) {
+            throw new InvalidArgumentException("shared receive queue maxSge " + maxSge + " must be within 1.." + device.attributes().maxSge());
+        }
+        this.pd = pd;
+        this.maxWr = maxWr;
+        this.maxSge = maxSge;
+        this.under = new SharedReceiveQueue[device.adapterCount()];
+        device.limits.take(ResourceLimits.Kind.SHARED_RECEIVE_QUEUE);
+        ReceiveLog l = null;
+        try {
+            for (int k = 0; k < under.length; k++) {
+                if (pd.under(k) != null && device.usable(k)) {
+                    under[k] = pd.under(k).createSharedReceiveQueue(maxWr, maxSge + 1);
+                    device.own(under[k], this);
+                }
+            }
+            l = new ReceiveLog(pd, 2 * maxWr);
+        } catch (RuntimeException e) {
+            closeUnder();
+            device.limits.giveBack(ResourceLimits.Kind.SHARED_RECEIVE_QUEUE);
+            throw e;
+        }
+        this.log = l;
+    }
+
+    /** This SRQ on adapter {@code k}, or null. */
+    SharedReceiveQueue under(int k) {
+        return under[k];
+    }
+
+    /** The adapter where receives are posted. */
+    int adapter() {
+        return pd.primary();
+    }
+
+    ReceiveLog log() {
+        return log;
+    }
+
+    @Override
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    @Override
+    public int maxWr() {
+        return maxWr;
+    }
+
+    @Override
+    public int maxSge() {
+        return maxSge;
+    }
+
+    @Override
+    public void postReceive(ReceiveRequest request) {
+        if (closed) {
+            throw new ResourceClosedException("shared receive queue is closed");
+        }
+        if (request == null) {
+            throw new InvalidArgumentException("postReceive: request is null");
+        }
+        if (request.sgl().size() > maxSge) {
+            throw new InvalidArgumentException("SRQ receive wrId " + request.wrId() + ": " + request.sgl().size()
+                    + " SGEs exceed the queue's maxSge " + maxSge);
+        }
+        ReceiveRequest wire = log.claim(request, "shared receive queue");
+        try {
+            under[adapter()].postReceive(wire);
+        } catch (RuntimeException e) {
+            log.unclaim((int) wire.wrId());
+            throw e;
+        }
+    }
+
+    @Override
+    public int posted() {
+        return under[adapter()].posted();
+    }
+
+    @Override
+    public void armLimit(int limit) {
+        under[adapter()].armLimit(limit);
+    }
+
+    /**
+     * Closes the queue.
+     *
+     * @throws dev.tandem.verbs.ResourceInUseException while QPs created with it are open (it stays open)
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        under[adapter()].close(); // refuses while QPs use it, before anything else changed
+        closed = true;
+        closeUnder();
+        log.close();
+        pd.failoverDevice().limits.giveBack(ResourceLimits.Kind.SHARED_RECEIVE_QUEUE);
+        pd.forget(this);
+    }
+
+    private void closeUnder() {
+        for (SharedReceiveQueue s : under) {
+            if (s != null) {
+                pd.failoverDevice().disown(s);
+                try {
+                    s.close();
+                } catch (RuntimeException e) {
+                    // a failed adapter drops its queues when it is reset or closed
+                }
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SharedReceiveQueue[maxWr=" + maxWr + ", on " + pd.failoverDevice().name() + " adapter " + adapter() + "]";
+    }
+}
