@@ -52,6 +52,11 @@ final class FailoverConnectionRequest implements ConnectionRequest {
     @Override
     public void reject(byte[] privateData) {
         byte[] data = privateData == null ? new byte[0] : privateData;
+        int max = listener.device().attributes().maxPrivateData();
+        if (data.length > max) {
+            throw new InvalidArgumentException("private data of " + data.length + " bytes exceeds the maximum of " + max
+                    + " (DeviceAttributes.maxPrivateData)");
+        }
         under.reject(new Hello(Hello.REJECT, adapter, hello.connectionId(), 0, 0, 0, 0, listener.device().keys().incarnation(), 0,
                 listener.device().config().nodeName(), List.of(), data).encode());
     }

@@ -42,7 +42,7 @@ final class FailoverMemoryRegion implements MemoryRegion {
                         under[k] = pd.under(k).registerMemory(segment, access);
                     }
                 }
-            });
+            }, !application);
         } catch (RuntimeException e) {
             closeUnder();
             if (application) {

@@ -86,9 +86,10 @@ final class FailoverQueuePair implements QueuePair {
     /** Message ids: the last this side sent, and the last it received in order. */
     private int sentMessageId;
     private volatile int receivedMessageId;
-    /** The last send position a proof was posted for, and the last Send or Write posted. */
+    /** The last send position a proof was posted for, and the proofs posted and not completed. */
     private long provenPosted = -1;
-    private long lastPayload = -1;
+    private int proofsInFlight;
+    /** Sends and Writes posted since the last proof. */
     private int unproven;
     private long oldestUnprovenNanos;
 
@@ -446,10 +447,8 @@ final class FailoverQueuePair implements QueuePair {
         lock.lock();
         try {
             int k = awaitSendPath();
-            boolean payload = request instanceof WorkRequest.Send || request instanceof WorkRequest.SendWithInvalidate
-                    || request instanceof WorkRequest.RdmaWrite;
             int messageId = isSend(request) ? sentMessageId + 1 : 0;
-            long seq = sendLog.add(request, messageId);
+            long seq = sendLog.add(request);
             if (seq < 0) {
                 throw new QueueFullException("send queue of QP " + qpNumber + " is full (" + config.sendDepth()
                         + " requests outstanding); poll completions before posting more");
@@ -463,13 +462,12 @@ final class FailoverQueuePair implements QueuePair {
             if (isSend(request)) {
                 sentMessageId = messageId;
             }
-            if (payload) {
-                lastPayload = seq;
+            if (SendLog.isPayload(request)) {
                 if (unproven++ == 0) {
                     oldestUnprovenNanos = System.nanoTime();
                     device.monitor().watch(this);
                 }
-                prove = unproven >= device.config().proofEvery() || seq - sendLog.resolved() >= config.sendDepth() - 1;
+                prove = proofsInFlight == 0 || unproven >= device.config().proofEvery();
             }
         } finally {
             lock.unlock();
@@ -485,6 +483,17 @@ final class FailoverQueuePair implements QueuePair {
 
     /** Checks what the adapter cannot check the way the application wrote it (its SGE count excludes the header). */
     private void checkSend(WorkRequest request) {
+        if (SendLog.isPayload(request)) {
+            long length = request.length();
+            if (length > device.attributes().maxMessageSize()) {
+                throw new InvalidArgumentException(request.getClass().getSimpleName() + " wrId " + request.wrId() + " on QP " + qpNumber
+                        + ": message of " + length + " bytes exceeds the maximum of " + device.attributes().maxMessageSize());
+            }
+            if (WrFlags.has(request.flags(), WrFlags.INLINE) && length > config.maxInlineData()) {
+                throw new InvalidArgumentException(request.getClass().getSimpleName() + " wrId " + request.wrId() + " on QP " + qpNumber
+                        + ": INLINE payload of " + length + " bytes exceeds maxInlineData " + config.maxInlineData());
+            }
+        }
         if (request.sgl().size() > config.maxSendSge()) {
             throw new InvalidArgumentException(request.getClass().getSimpleName() + " wrId " + request.wrId() + " on QP " + qpNumber
                     + ": " + request.sgl().size() + " SGEs exceed maxSendSge " + config.maxSendSge());
@@ -547,11 +556,17 @@ final class FailoverQueuePair implements QueuePair {
         return sendPath;
     }
 
-    /** Posts a proof covering every Send and Write posted so far, unless one covers them already. */
+    /**
+     * Posts a proof covering every Send and Write posted so far, unless one covers them already. A
+     * proof follows at once when none is in flight, so what was sent waits at most about one proof's
+     * round trip; while one is in flight, the next follows after {@link FailoverConfig#proofEvery()}
+     * Sends and Writes, or {@link FailoverConfig#proofAfter()} after the oldest (the monitor's).
+     */
     void proveNow() {
         lock.lock();
         try {
-            if (lastPayload <= provenPosted || sendPath < 0 || state != QpState.RTS || peer == null) {
+            long last = sendLog.lastPayload();
+            if (last <= provenPosted || sendPath < 0 || peer == null || state == QpState.RESET || state == QpState.INIT) {
                 return;
             }
             long covers = sendLog.next() - 1;
@@ -560,9 +575,10 @@ final class FailoverQueuePair implements QueuePair {
                         new Sge(pd.proofRegion(), FailoverProtectionDomain.PROOF_SINK, 8), FailoverProtectionDomain.PROOF_SOURCE,
                         peer.proofStag(), WrFlags.SIGNALED));
             } catch (RuntimeException e) {
-                return; // the adapter's queue is full or the path failed: the next poll or the monitor tries again
+                return; // the adapter's queue is full or the path failed: a completion or the monitor tries again
             }
             provenPosted = covers;
+            proofsInFlight++;
             unproven = 0;
         } finally {
             lock.unlock();
@@ -574,7 +590,7 @@ final class FailoverQueuePair implements QueuePair {
         boolean due;
         lock.lock();
         try {
-            if (lastPayload <= provenPosted) {
+            if (sendLog.lastPayload() <= provenPosted) {
                 return false;
             }
             due = System.nanoTime() - oldestUnprovenNanos >= nanosAgo;
@@ -637,39 +653,56 @@ final class FailoverQueuePair implements QueuePair {
 
     private void sendCompletion(WorkCompletion wc, FirstLevelCq cq) {
         long id = wc.wrId();
+        boolean ok = wc.status() == CompletionStatus.SUCCESS;
+        boolean proveMore = false;
         if ((id & PROOF) != 0) {
-            if (wc.status() == CompletionStatus.SUCCESS) {
-                resolveUpTo(id & ~PROOF, CompletionStatus.SUCCESS, 0, cq);
+            long covers = id & ~PROOF;
+            lock.lock();
+            try {
+                proofsInFlight--;
+            } finally {
+                lock.unlock();
             }
-            return;
+            if (ok) {
+                sendLog.payloadsDone(covers, CompletionStatus.SUCCESS);
+                proveMore = true;
+            } else {
+                // the path failed: nothing after the last proof is known to have arrived
+                sendLog.payloadsDone(sendLog.next() - 1, CompletionStatus.WR_FLUSH_ERR);
+            }
+        } else {
+            WorkRequest wr = sendLog.request(id);
+            if (wr == null) {
+                return;
+            }
+            if (ok && wr instanceof WorkRequest.RdmaRead) {
+                sendLog.payloadsDone(id - 1, CompletionStatus.SUCCESS); // its response came after what was sent before it
+            }
+            sendLog.done(id, wc.status(), wc.vendorError());
+            if (!ok) {
+                sendLog.payloadsDone(sendLog.next() - 1, CompletionStatus.WR_FLUSH_ERR);
+            }
         }
-        resolveUpTo(id, wc.status(), wc.vendorError(), cq);
+        release(cq);
+        if (proveMore) {
+            proveNow();
+        }
     }
 
-    /**
-     * The outcome of send position {@code seq} is {@code last}, and every position before it that was
-     * not resolved succeeded (the adapter completes in order, a proof covers what came before it).
-     */
-    private void resolveUpTo(long seq, CompletionStatus last, int vendorError, FirstLevelCq cq) {
-        long from = sendLog.resolved();
-        if (seq < from) {
-            return;
-        }
-        for (long p = from; p <= seq; p++) {
-            WorkRequest wr = sendLog.at(p);
-            if (wr == null) {
-                continue;
-            }
-            CompletionStatus s = p == seq ? last : CompletionStatus.SUCCESS;
+    /** Hands the application every outcome now known, in posting order (a successful unsignalled request silently). */
+    private void release(FirstLevelCq cq) {
+        long p;
+        while ((p = sendLog.nextKnown()) >= 0) {
+            WorkRequest wr = sendLog.request(p);
+            CompletionStatus s = sendLog.outcome(p);
             boolean ok = s == CompletionStatus.SUCCESS;
-            if (ok && !config.signalAll() && !WrFlags.has(wr.flags(), WrFlags.SIGNALED)) {
-                continue;
+            if (wr != null && (!ok || config.signalAll() || WrFlags.has(wr.flags(), WrFlags.SIGNALED))) {
+                if (!cq.deliver(this, p, wr.wrId(), s, opcodeOf(wr), ok ? wr.length() : 0, 0, 0, ok ? 0 : sendLog.vendorError(p))) {
+                    overflowed();
+                }
             }
-            if (!cq.deliver(this, p, wr.wrId(), s, opcodeOf(wr), ok ? wr.length() : 0, 0, 0, ok ? 0 : vendorError)) {
-                overflowed();
-            }
+            sendLog.handedOver(p);
         }
-        sendLog.resolvedUpTo(seq + 1);
     }
 
     private void receiveCompletion(WorkCompletion wc, FirstLevelCq cq) {
@@ -805,7 +838,8 @@ final class FailoverQueuePair implements QueuePair {
                     connectionId = 0;
                     sentMessageId = 0;
                     receivedMessageId = 0;
-                    provenPosted = lastPayload = sendLog.next() - 1;
+                    provenPosted = sendLog.next() - 1;
+                    proofsInFlight = 0;
                     unproven = 0;
                     sendLog.clear();
                     state = QpState.RESET;

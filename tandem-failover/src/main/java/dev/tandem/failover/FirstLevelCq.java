@@ -136,6 +136,9 @@ final class FirstLevelCq implements CompletionQueue {
         int n;
         lock.lock();
         try {
+            if (closed) {
+                throw new ResourceClosedException("completion queue " + number + " of " + device.name() + " is closed");
+            }
             n = drain(out, offset, max);
             if (n < max) {
                 pollThrough();
@@ -169,6 +172,9 @@ final class FirstLevelCq implements CompletionQueue {
     public boolean awaitEvent(boolean solicitedOnly, Duration timeout) {
         lock.lock();
         try {
+            if (closed) {
+                throw new ResourceClosedException("completion queue " + number + " of " + device.name() + " is closed");
+            }
             pollThrough();
             if (!solicitedOnly && count > 0) {
                 return true;
@@ -182,19 +188,21 @@ final class FirstLevelCq implements CompletionQueue {
     /** Waits for a completion added after the call (any, or solicited or failed only). */
     private boolean waitFor(boolean solicitedOnly, long nanos) {
         proveSenders();
+        long deadline = System.nanoTime() + nanos;
         lock.lock();
         try {
             long seen = solicitedOnly ? solicitedEvents : anyEvents;
             waiters++;
             try {
-                long left = nanos;
                 armUnder();
+                long left = nanos;
                 while ((solicitedOnly ? solicitedEvents : anyEvents) == seen && left > 0 && !closed) {
-                    left = arrived.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
+                    arrived.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
                     if ((solicitedOnly ? solicitedEvents : anyEvents) == seen) {
                         pollThrough();
                         armUnder();
                     }
+                    left = deadline - System.nanoTime();
                 }
                 return (solicitedOnly ? solicitedEvents : anyEvents) != seen;
             } finally {

@@ -1,76 +1,122 @@
 package dev.tandem.failover;
 
+import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.WorkRequest;
+
+import java.util.Arrays;
 
 /**
  * The application's send work requests of one QP, in posting order, from when they are posted until
  * the application polled their completion (or a later one): the verbs keep a request outstanding
- * that long. Positions count from 0; {@link #resolved()} is the first whose outcome is not known
- * yet (a Send or Write is known to have succeeded only when a proof covers it).
+ * that long. Positions count from 0. A request's outcome becomes known out of order (a Read or Bind
+ * completes on the adapter; a Send or Write only when a proof covers it), but the application sees
+ * outcomes in posting order: {@link #released()} is the first position not handed over yet.
  */
 final class SendLog {
     private final WorkRequest[] requests;
-    private final int[] messageIds;
+    private final boolean[] payload;
+    private final CompletionStatus[] outcome;
+    private final int[] vendorError;
     private long next;
-    private long resolved;
+    private long released;
     private long freed;
 
     SendLog(int capacity) {
         this.requests = new WorkRequest[capacity];
-        this.messageIds = new int[capacity];
+        this.payload = new boolean[capacity];
+        this.outcome = new CompletionStatus[capacity];
+        this.vendorError = new int[capacity];
     }
 
-    int capacity() {
-        return requests.length;
+    /** Whether the request carries data to the peer (a Send or Write): it needs a proof. */
+    static boolean isPayload(WorkRequest r) {
+        return r instanceof WorkRequest.Send || r instanceof WorkRequest.SendWithInvalidate || r instanceof WorkRequest.RdmaWrite;
     }
 
     /** Logs {@code request}; its position, or -1 when {@link #capacity()} requests are outstanding. */
-    synchronized long add(WorkRequest request, int messageId) {
+    synchronized long add(WorkRequest request) {
         if (next - freed >= requests.length) {
             return -1;
         }
-        int at = (int) (next % requests.length);
+        int at = slot(next);
         requests[at] = request;
-        messageIds[at] = messageId;
+        payload[at] = isPayload(request);
+        outcome[at] = null;
         return next++;
     }
 
     /** The adapter refused the request just logged. */
     synchronized void dropLast() {
         next--;
-        requests[(int) (next % requests.length)] = null;
+        requests[slot(next)] = null;
     }
 
-    synchronized WorkRequest at(long position) {
-        return requests[(int) (position % requests.length)];
+    /** The outcome of {@code position} is {@code status} (unless it is known already). */
+    synchronized void done(long position, CompletionStatus status, int vendor) {
+        if (position >= released && position < next && outcome[slot(position)] == null) {
+            outcome[slot(position)] = status;
+            vendorError[slot(position)] = vendor;
+        }
     }
 
-    synchronized int messageIdAt(long position) {
-        return messageIds[(int) (position % requests.length)];
+    /** Every Send and Write up to {@code position} whose outcome is not known has {@code status} (a proof covered them, or failed). */
+    synchronized void payloadsDone(long position, CompletionStatus status) {
+        for (long p = released; p <= position && p < next; p++) {
+            int at = slot(p);
+            if (payload[at] && outcome[at] == null) {
+                outcome[at] = status;
+                vendorError[at] = 0;
+            }
+        }
     }
 
-    /** The next position to post. */
+    /** The next request to hand over, when its outcome is known: its position, else -1. */
+    synchronized long nextKnown() {
+        return released < next && outcome[slot(released)] != null ? released : -1;
+    }
+
+    synchronized WorkRequest request(long position) {
+        return requests[slot(position)];
+    }
+
+    synchronized CompletionStatus outcome(long position) {
+        return outcome[slot(position)];
+    }
+
+    synchronized int vendorError(long position) {
+        return vendorError[slot(position)];
+    }
+
+    /** {@code position} was handed over to the application. */
+    synchronized void handedOver(long position) {
+        if (position == released) {
+            released++;
+        }
+    }
+
+    /** Whether a Send or Write after {@code position} is not yet covered by a proof. */
+    synchronized long lastPayload() {
+        for (long p = next - 1; p >= released; p--) {
+            if (payload[slot(p)]) {
+                return p;
+            }
+        }
+        return -1;
+    }
+
     synchronized long next() {
         return next;
     }
 
-    /** The first position whose outcome is not known yet. */
-    synchronized long resolved() {
-        return resolved;
-    }
-
-    /** Outcomes are known up to {@code position} (exclusive). */
-    synchronized void resolvedUpTo(long position) {
-        if (position > resolved) {
-            resolved = position;
-        }
+    synchronized long released() {
+        return released;
     }
 
     /** The application polled the completion of {@code position}: it and every request before it are free. */
     synchronized void freedUpTo(long position) {
         if (position + 1 > freed) {
             for (long p = freed; p <= position; p++) {
-                requests[(int) (p % requests.length)] = null;
+                requests[slot(p)] = null;
             }
             freed = position + 1;
         }
@@ -78,7 +124,16 @@ final class SendLog {
 
     /** Forgets everything (the QP was reset). */
     synchronized void clear() {
-        java.util.Arrays.fill(requests, null);
-        freed = resolved = next;
+        Arrays.fill(requests, null);
+        Arrays.fill(outcome, null);
+        freed = released = next;
+    }
+
+    int capacity() {
+        return requests.length;
+    }
+
+    private int slot(long position) {
+        return (int) (position % requests.length);
     }
 }

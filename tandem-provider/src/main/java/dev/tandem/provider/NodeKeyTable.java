@@ -41,8 +41,12 @@ public final class NodeKeyTable implements NodeKeys, StagSource {
     private final long incarnation;
     /** Where the node's STags come from: a {@link PermutedStagSource} of this incarnation, or the opener's. */
     private final StagSource stags;
+    /** Where the STags of a layer's own regions come from ({@link #sameStag(Runnable, boolean)}): always this incarnation's. */
+    private final PermutedStagSource own;
     /** STag index → registrations the node's adapters hold under it (0 while {@link #sameStag} has drawn it and none has yet). */
     private final Map<Integer, Integer> held = new HashMap<>();
+    /** Indices of {@link #held} drawn from {@link #own}, which take their STags back. */
+    private final java.util.Set<Integer> ownIndices = new java.util.HashSet<>();
     private final ThreadLocal<int[]> pinned = new ThreadLocal<>();
     private final Map<String, PeerLives> peers = new HashMap<>();
     private long refusedOldKeys;
@@ -73,6 +77,7 @@ public final class NodeKeyTable implements NodeKeys, StagSource {
         } while (key == 0);
         this.incarnation = key;
         this.stags = generator;
+        this.own = generator instanceof PermutedStagSource p ? p : new PermutedStagSource(random);
     }
 
     /**
@@ -109,13 +114,25 @@ public final class NodeKeyTable implements NodeKeys, StagSource {
      * value. An adapter that asks while it holds the index already is refused ({@link InvalidStateException}).
      */
     public int sameStag(Runnable registrations) {
+        return sameStag(registrations, false);
+    }
+
+    /**
+     * {@link #sameStag(Runnable)}, for a region of the layer's own when {@code internal}: its STag comes
+     * from this incarnation's generator even when the opener gave one, so the opener's source names
+     * only the application's regions.
+     */
+    public int sameStag(Runnable registrations, boolean internal) {
         if (pinned.get() != null) {
             throw new IllegalStateException("sameStag is already running on this thread (STag " + Integer.toHexString(pinned.get()[0]) + ")");
         }
         int stag;
         synchronized (this) {
-            stag = draw(i -> false);
+            stag = draw(internal ? own : stags, i -> false);
             held.put(stag >>> 8, 0);
+            if (internal && own != stags) {
+                ownIndices.add(stag >>> 8);
+            }
         }
         pinned.set(new int[] {stag});
         try {
@@ -125,7 +142,7 @@ public final class NodeKeyTable implements NodeKeys, StagSource {
             synchronized (this) {
                 if (held.get(stag >>> 8) == 0) {
                     held.remove(stag >>> 8);
-                    stags.release(stag);
+                    (ownIndices.remove(stag >>> 8) ? own : stags).release(stag);
                 }
             }
         }
@@ -144,7 +161,7 @@ public final class NodeKeyTable implements NodeKeys, StagSource {
             held.merge(index, 1, Integer::sum);
             return pin[0];
         }
-        int stag = draw(indexLive);
+        int stag = draw(stags, indexLive);
         held.put(stag >>> 8, 1);
         return stag;
     }
@@ -161,7 +178,7 @@ public final class NodeKeyTable implements NodeKeys, StagSource {
             return;
         }
         held.remove(index);
-        stags.release(stag);
+        (ownIndices.remove(index) ? own : stags).release(stag);
     }
 
     /** STag indices the node's adapters hold now (for dumps and tests). */
@@ -174,8 +191,8 @@ public final class NodeKeyTable implements NodeKeys, StagSource {
         return pin != null && pin[0] >>> 8 == index;
     }
 
-    private int draw(IntPredicate indexLive) {
-        int stag = stags.next(i -> held.containsKey(i) || indexLive.test(i));
+    private int draw(StagSource from, IntPredicate indexLive) {
+        int stag = from.next(i -> held.containsKey(i) || indexLive.test(i));
         int index = stag >>> 8;
         if (index == 0 || held.containsKey(index) || indexLive.test(index)) {
             throw new InvalidStateException("the STag source gave " + STag.format(stag) + ", whose index is "
