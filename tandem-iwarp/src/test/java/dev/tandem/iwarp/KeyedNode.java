@@ -41,6 +41,7 @@ final class KeyedNode implements AutoCloseable {
     final CompletionQueue cq;
     private final Arena arena = Arena.ofShared();
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+    private boolean closed;
 
     /** An adapter on {@code ip} with {@code keys} (null: an adapter without node keys). */
     KeyedNode(String ip, NodeKeyTable keys) {
@@ -107,8 +108,13 @@ final class KeyedNode implements AutoCloseable {
         }
     }
 
+    /** Closes every resource, then the adapter (a node that dies); closing again does nothing. */
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         while (!resources.isEmpty()) {
             try {
                 resources.pop().close();
