@@ -114,6 +114,8 @@ class NodeKeyBlockTest {
         assertRefused(handBuilt(1, 0, 21, KEY, new byte[] {(byte) 0xC3}), "not valid UTF-8");
         assertRefused(handBuilt(1, 0, 21, KEY, new byte[] {' '}), "node name is blank");
         assertRefused(Arrays.copyOf(handBuilt("p"), 15), "cut off: 15 octets");
+        assertRefused(Arrays.copyOf(handBuilt("p"), 8), "cut off: 8 octets");
+        assertRefused(Arrays.copyOf(handBuilt("p"), 20), "length 21 runs past the private data: only 20 octets");
     }
 
     private static void assertRefused(byte[] block, String why) {
@@ -126,13 +128,20 @@ class NodeKeyBlockTest {
     void reservedFlagBitsAreIgnoredOnReceipt() {
         byte[] name = "p".getBytes(StandardCharsets.US_ASCII);
         assertThat(NodeKeyBlock.decode(handBuilt(1, 0x7F, 21, KEY, name), 0)).isEqualTo(NodeKeyBlock.of("p", KEY));
-        assertThat(NodeKeyBlock.decode(handBuilt(1, 0xFF, 21, KEY, name), 0).refusedEarlierLife()).isTrue();
+        NodeKeyBlock refusal = NodeKeyBlock.decode(handBuilt(1, 0xFF, 21, KEY, name), 0);
+        assertThat(refusal.refusedEarlierLife()).isTrue();
+        assertThat(refusal).hasToString("NodeKeyBlock[p, key 0x0123456789abcdef, refused earlier life]");
+        assertThat(NodeKeyBlock.of("p", KEY)).hasToString("NodeKeyBlock[p, key 0x0123456789abcdef]");
     }
 
     @Test
     void aBlockThatCouldNotBeSentIsRefusedWhenBuilt() {
         assertThatThrownBy(() -> NodeKeyBlock.of("x".repeat(65), KEY)).isInstanceOf(MpaException.class).hasMessageContaining("at most 64");
         assertThatThrownBy(() -> NodeKeyBlock.of("p", 0)).isInstanceOf(MpaException.class).hasMessageContaining("never 0");
-        assertThat(NodeKeyBlock.of("x".repeat(64), KEY).length()).isEqualTo(NodeKeyBlock.MAX_LENGTH);
+        NodeKeyBlock longest = NodeKeyBlock.of("x".repeat(64), KEY);
+        assertThat(longest.length()).isEqualTo(NodeKeyBlock.MAX_LENGTH);
+        byte[] pd = longest.prepend(APP);
+        assertThat(NodeKeyBlock.decode(pd, 0)).as("the longest block reads back").isEqualTo(longest);
+        assertThat(Arrays.copyOfRange(pd, NodeKeyBlock.MAX_LENGTH, pd.length)).as("the application's bytes follow it").isEqualTo(APP);
     }
 }
