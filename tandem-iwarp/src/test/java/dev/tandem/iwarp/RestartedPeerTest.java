@@ -184,6 +184,9 @@ class RestartedPeerTest {
             assertThat(e.count()).isEqualTo(1);
         });
         assertThat(r.p2.device.ras().oldIncarnationFramesDropped.get()).isZero();
+        assertThat(peerIncarnationsInTheDump(r.c)).as("c's connections in tandem dump").containsExactlyInAnyOrder(
+                "p key " + String.format("0x%016x", r.firstLife.incarnation()) + " (earlier life: its frames are dropped)",
+                "p key " + String.format("0x%016x", r.secondLife.incarnation()) + " (current)");
 
         r.newLifeCarriesTraffic();
         assertThat(r.cFromP2.state()).isEqualTo(QpState.RTS);
@@ -312,6 +315,29 @@ class RestartedPeerTest {
             assertThat(e).as("an async event of " + node.device.name() + " about QP " + qp.qpNumber() + " within " + KeyedNode.WAIT).isNotNull();
             if (e.resource() == qp && e.type() != AsyncEventType.COMMUNICATION_ESTABLISHED) {
                 return e;
+            }
+        }
+    }
+
+    /** The "peer incarnation" of every connection of {@code node}'s adapter in a dump of the process. */
+    private static List<String> peerIncarnationsInTheDump(KeyedNode node) throws Exception {
+        java.nio.file.Path dump = dev.tandem.ras.ProcessRas.dump("restarted peer test");
+        try (dev.tandem.ras.DumpReader reader = dev.tandem.ras.DumpReader.open(dump)) {
+            List<String> found = new ArrayList<>();
+            collect(reader.tree(), node.device.name(), false, found);
+            return found;
+        } finally {
+            java.nio.file.Files.deleteIfExists(dump);
+        }
+    }
+
+    private static void collect(List<dev.tandem.ras.SnapshotNode> nodes, String adapter, boolean inAdapter, List<String> found) {
+        for (dev.tandem.ras.SnapshotNode n : nodes) {
+            if (n instanceof dev.tandem.ras.SnapshotNode.Group g) {
+                boolean in = inAdapter || (g.kind().equals("adapter") && g.name().equals(adapter));
+                collect(g.children(), adapter, in, found);
+            } else if (inAdapter && n instanceof dev.tandem.ras.SnapshotNode.TextField t && t.key().equals("peer incarnation")) {
+                found.add(t.value());
             }
         }
     }
