@@ -265,7 +265,7 @@ final class Receiver {
      * <p>The code: RDMAP, remote protection error, unspecified (layer 0, type 1, code 0xFF; RFC 5040
      * section 7.2). The frame is refused for the sender's standing, not for its form: the incarnation
      * under which this stream, and every STag it names, was granted is gone, so it is a protection error
-     * (the sender completes REM_ACCESS_ERR and raises an access error, as for a revoked STag), not a
+     * (the sender raises QP_ACCESS_ERROR and its Reads in flight complete REM_ACCESS_ERR, as for a revoked STag), not a
      * catastrophic or remote operation error, which would blame the stream or the request. None of the
      * specific protection codes (invalid STag, bounds, rights, PD) names it, and a Send is refused too,
      * which names no STag: hence "unspecified".
