@@ -95,6 +95,9 @@ final class AdapterSnapshot implements SnapshotSource {
                     .field("outstanding reads (of ord)", c.orq.size())
                     .field("inbound reads queued (of ird)", c.irq.size())
                     .field("pending output", String.valueOf(c.tx.hasPendingOutput()))
+                    .field("peer incarnation", c.peer == null ? "none exchanged"
+                            : c.peer.node() + " key " + String.format("0x%016x", c.peer.key())
+                            + (c.peer.isCurrent() ? " (current)" : " (earlier life: its frames are dropped)"))
                     .end();
         }
         SendQueue sq = qp.sendQueue();

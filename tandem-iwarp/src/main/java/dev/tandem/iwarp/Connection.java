@@ -1,6 +1,7 @@
 package dev.tandem.iwarp;
 
 import dev.tandem.provider.OutstandingReads;
+import dev.tandem.verbs.PeerIncarnation;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -23,13 +24,17 @@ final class Connection {
     final ReadRequestQueue irq;
     final Transmitter tx;
     final Receiver rx;
+    /** The peer node's life admitted at set-up, asked before each inbound frame is placed; null when none was exchanged. */
+    final PeerIncarnation peer;
     /** Set when a Terminate must go out before the stream closes. */
     volatile Failure pendingTerminate;
     volatile long teardownDeadline;
     private volatile boolean closed;
 
-    Connection(IwQueuePair qp, SocketChannel channel, boolean crc, int ird, int ord, int maxUlpdu) throws IOException {
+    Connection(IwQueuePair qp, SocketChannel channel, boolean crc, int ird, int ord, int maxUlpdu, PeerIncarnation peer)
+            throws IOException {
         this.qp = qp;
+        this.peer = peer;
         this.channel = channel;
         this.crc = crc;
         this.ird = ird;
@@ -80,6 +85,6 @@ final class Connection {
 
     @Override
     public String toString() {
-        return "Connection[" + local + " -> " + remote + ", crc=" + crc + ", ird=" + ird + ", ord=" + ord + "]";
+        return "Connection[" + local + " -> " + remote + ", crc=" + crc + ", ird=" + ird + ", ord=" + ord + (peer == null ? "" : ", peer " + peer) + "]";
     }
 }

@@ -4,8 +4,11 @@ import dev.tandem.iwarp.PendingHandshakes.Closed;
 import dev.tandem.iwarp.ras.AdapterRas;
 import dev.tandem.iwarp.wire.MpaException;
 import dev.tandem.iwarp.wire.MpaFrame;
+import dev.tandem.iwarp.wire.NodeKeyBlock;
 import dev.tandem.provider.ErrorCause;
 import dev.tandem.ras.TraceLevel;
+import dev.tandem.verbs.ConnectionException;
+import dev.tandem.verbs.PeerIncarnation;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -30,8 +33,9 @@ import java.util.concurrent.TimeUnit;
  * Whatever it closes is counted in the adapter's RAS counters and recorded in its error log.
  *
  * <p>A complete Request goes on, on a channel in blocking mode again, to the listener's accept queue;
- * one Tandem refuses (markers, an Enhanced Request without the IRD/ORD words) is answered with a reject
- * Reply; a malformed one is dropped without a Reply, as siw does. The listener owns the agent: its
+ * one Tandem refuses (markers, an Enhanced Request without the IRD/ORD words, a malformed node key block,
+ * or, on an adapter with node keys, a key of an earlier life of the presenting node) is answered with a
+ * reject Reply; a malformed one is dropped without a Reply, as siw does. The listener owns the agent: its
  * {@link #stop} ends the thread, which closes every handshake still pending.
  */
 final class HandshakeAgent {
@@ -59,8 +63,11 @@ final class HandshakeAgent {
         }
     }
 
-    /** A complete Request whose channel waits for its selection key to be deregistered before it can block again. */
-    private record Completed(Handshake handshake, MpaFrame request) {
+    /**
+     * A complete Request whose channel waits for its selection key to be deregistered before it can block
+     * again; {@code peer} is the life its node key block presented, null when none was admitted.
+     */
+    private record Completed(Handshake handshake, MpaFrame request, PeerIncarnation peer) {
     }
 
     private final IwarpDevice device;
@@ -78,6 +85,7 @@ final class HandshakeAgent {
     private final ErrorCause malformed;
     private final ErrorCause refusedMarkers;
     private final ErrorCause refusedNoIrdOrd;
+    private final String at;
     /** Requests completed in this cycle: handed on once the next selection deregistered their keys. */
     private List<Completed> cancelled = new ArrayList<>();
     private long acceptsResumeAt;
@@ -102,7 +110,7 @@ final class HandshakeAgent {
             throw e;
         }
         InetSocketAddress local = listener.localAddress();
-        String at = "listener " + local + ": ";
+        this.at = "listener " + local + ": ";
         this.timedOut = ErrorCause.of(at + "closed a handshake: no complete MPA Request within " + limits.timeout().toMillis()
                 + " ms of the TCP connect");
         this.sourceFull = ErrorCause.of(at + "closed the oldest pending handshake of a source address at its limit of "
@@ -259,31 +267,67 @@ final class HandshakeAgent {
         Refusal refusal = refusal(request);
         if (refusal != null) {
             ras.mpaRequestsRefused.incrementAtomic();
+            // recorded before the Reply goes out: whoever sees the refusal sees its log entry
+            device.recordError(h.remote, refusal.why());
             writeQuietly(h.channel, refusal.reply());
-            close(h, refusal.why(), h.remote);
+            Mpa.closeQuietly(h.channel);
+            return true;
+        }
+        PeerIncarnation peer;
+        try {
+            peer = admit(request, h.remote);
+        } catch (ConnectionException e) {
+            // a key of an earlier life (counted and recorded by the exchange): refused, and the Reply says why
+            ras.mpaRequestsRefused.incrementAtomic();
+            writeQuietly(h.channel, Mpa.reply(request, device.config().crc(), 0, 0, device.nodeKeys().own().refusing(), new byte[0], true));
+            Mpa.closeQuietly(h.channel);
             return true;
         }
         if (h.key == null) {
-            handOn(new Completed(h, request));
+            handOn(new Completed(h, request, peer));
         } else {
             h.key.cancel();
-            cancelled.add(new Completed(h, request));
+            cancelled.add(new Completed(h, request, peer));
         }
         return true;
+    }
+
+    /**
+     * Admits the node key block of {@code request} when this adapter has node keys: the peer's life, or
+     * null when either side has none (a block reaching an adapter without keys is stripped and ignored).
+     *
+     * @throws ConnectionException when the block presents a key of an earlier life of its node
+     */
+    private PeerIncarnation admit(MpaFrame request, InetSocketAddress remote) {
+        NodeKeyExchange keys = device.nodeKeys();
+        NodeKeyBlock block = keys == null ? null : request.nodeKeyBlock();
+        return block == null ? null : keys.admit(block, remote);
     }
 
     /** Why a Request is refused, and the reject Reply that says so. */
     private record Refusal(MpaFrame reply, ErrorCause why) {
     }
 
-    /** The refusal of a Request Tandem refuses (as siw refuses it), or null for one it takes. */
+    /**
+     * The refusal of a Request Tandem refuses (as siw refuses it; and one whose node key block is
+     * malformed, whether or not this adapter checks keys), or null for one it takes.
+     */
     private Refusal refusal(MpaFrame request) {
         try {
             request.enhancedParameters();
         } catch (MpaException e) {
             return new Refusal(new MpaFrame(true, false, request.crc(), true, false, request.revision(), new byte[0]), refusedNoIrdOrd);
         }
-        return request.markers() ? new Refusal(Mpa.reply(request, device.config().crc(), 0, 0, new byte[0], true), refusedMarkers) : null;
+        if (request.markers()) {
+            return new Refusal(Mpa.reply(request, device.config().crc(), 0, 0, null, new byte[0], true), refusedMarkers);
+        }
+        try {
+            request.nodeKeyBlock();
+        } catch (MpaException e) {
+            return new Refusal(Mpa.reply(request, device.config().crc(), 0, 0, null, new byte[0], true),
+                    ErrorCause.of(at + "refused an MPA Request: " + e.getMessage()));
+        }
+        return null;
     }
 
     /** Gives a complete Request, on its channel in blocking mode again, to the listener's accept queue. */
@@ -297,7 +341,7 @@ final class HandshakeAgent {
             Mpa.closeQuietly(h.channel);
             return;
         }
-        listener.offer(new IwConnectionRequest(device, h.channel, c.request(), h.remote));
+        listener.offer(new IwConnectionRequest(device, h.channel, c.request(), h.remote, c.peer()));
     }
 
     /** Closes a pending handshake the limits gave up on; counted, traced and recorded once per cause. */

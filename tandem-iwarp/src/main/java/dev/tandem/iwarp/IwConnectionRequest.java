@@ -8,6 +8,7 @@ import dev.tandem.verbs.ConnectionException;
 import dev.tandem.verbs.ConnectionRequest;
 import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.InvalidStateException;
+import dev.tandem.verbs.PeerIncarnation;
 import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueuePair;
 
@@ -22,13 +23,16 @@ final class IwConnectionRequest implements ConnectionRequest {
     private final SocketChannel channel;
     private final MpaFrame request;
     private final InetSocketAddress remote;
+    /** The life the Request's node key block presented (admitted by the listener), or null when none was. */
+    private final PeerIncarnation peer;
     private final AtomicBoolean answered = new AtomicBoolean();
 
-    IwConnectionRequest(IwarpDevice device, SocketChannel channel, MpaFrame request, InetSocketAddress remote) {
+    IwConnectionRequest(IwarpDevice device, SocketChannel channel, MpaFrame request, InetSocketAddress remote, PeerIncarnation peer) {
         this.device = device;
         this.channel = channel;
         this.request = request;
         this.remote = remote;
+        this.peer = peer;
     }
 
     @Override
@@ -65,7 +69,9 @@ final class IwConnectionRequest implements ConnectionRequest {
             throw new InvalidStateException("accept onto QP " + q.qpNumber() + " in state " + q.state() + "; it must be a fresh QP in INIT");
         }
         claim();
-        MpaFrame reply = Mpa.reply(request, device.config().crc(), q.config().ird(), q.config().ord(), pd, false);
+        NodeKeyExchange keys = device.nodeKeys();
+        MpaFrame reply = Mpa.reply(request, device.config().crc(), q.config().ird(), q.config().ord(),
+                keys == null ? null : keys.replyTo(request.nodeKeyBlock()), pd, false);
         try {
             Mpa.write(channel, reply);
         } catch (IOException e) {
@@ -80,7 +86,7 @@ final class IwConnectionRequest implements ConnectionRequest {
         EnhancedParameters mine = reply.enhancedParameters();
         int ird = mine == null ? q.config().ird() : mine.ird();
         int ord = mine == null ? Math.min(1, q.config().ord()) : mine.ord();
-        q.establish(channel, reply.crc(), ird, ord);
+        q.establish(channel, reply.crc(), ird, ord, peer);
     }
 
     @Override
@@ -90,7 +96,7 @@ final class IwConnectionRequest implements ConnectionRequest {
         claim();
         device.ras().requestsRejected.incrementAtomic();
         try {
-            Mpa.write(channel, Mpa.reply(request, device.config().crc(), 0, 0, pd, true));
+            Mpa.write(channel, Mpa.reply(request, device.config().crc(), 0, 0, null, pd, true));
         } catch (IOException e) {
             device.logger().log(System.Logger.Level.DEBUG, "reject of " + remote + " not delivered: " + e.getMessage());
         } finally {

@@ -18,6 +18,7 @@ import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.ConnectionException;
 import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.InvalidStateException;
+import dev.tandem.verbs.PeerIncarnation;
 import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueuePairConfig;
@@ -412,15 +413,18 @@ final class IwQueuePair implements KitQueuePair, QpContext {
             throw new InvalidStateException("connect on QP " + qpNumber + " in state " + s + "; a QP connects once, from INIT");
         }
         Mpa.Outcome outcome = Mpa.connect(device, this, remote, pd, timeout);
-        establish(outcome.channel(), outcome.crc(), outcome.ird(), outcome.ord());
+        establish(outcome.channel(), outcome.crc(), outcome.ird(), outcome.ord(), outcome.peer());
         return outcome.peerPrivateData();
     }
 
-    /** Makes the QP live on {@code channel} (after a successful MPA exchange). */
-    void establish(SocketChannel channel, boolean crc, int ird, int ord) {
+    /**
+     * Makes the QP live on {@code channel} (after a successful MPA exchange); {@code peer} is the peer
+     * node's life the exchange admitted (its frames are dropped once it is no longer current), or null.
+     */
+    void establish(SocketChannel channel, boolean crc, int ird, int ord, PeerIncarnation peer) {
         try {
             channel.configureBlocking(false);
-            Connection c = new Connection(this, channel, crc, ird, ord, device.maxUlpdu());
+            Connection c = new Connection(this, channel, crc, ird, ord, device.maxUlpdu(), peer);
             connection = c;
             if (!core.established()) {
                 c.close();

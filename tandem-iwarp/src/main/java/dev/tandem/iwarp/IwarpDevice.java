@@ -1,6 +1,7 @@
 package dev.tandem.iwarp;
 
 import dev.tandem.iwarp.ras.AdapterRas;
+import dev.tandem.iwarp.wire.NodeKeyBlock;
 import dev.tandem.provider.DeviceCore;
 import dev.tandem.provider.ErrorCause;
 import dev.tandem.provider.KitDevice;
@@ -44,15 +45,18 @@ public final class IwarpDevice extends KitDevice {
             4096, 16_384, 16, 65_536, 65_535, Integer.MAX_VALUE, 1024, 128, 128, 508, 2 * 4096, 4096, 4096);
 
     private final IwarpConfig config;
+    /** What this adapter presents and checks at set-up; null when it was opened without node keys. */
+    private final NodeKeyExchange nodeKeys;
     private final int maxUlpdu;
     /** Writes this adapter's state into every dump of the process. */
     private final AdapterSnapshot snapshot = new AdapterSnapshot(this);
     private final AdapterRas ras;
 
-    private IwarpDevice(IwarpConfig config, DeviceOptions options, String name) {
-        super(name, ATTRIBUTES, options, config.leakMode(), System.getLogger("dev.tandem.iwarp." + name),
+    private IwarpDevice(IwarpConfig config, DeviceOptions options, String name, NodeKeyBlock ownBlock) {
+        super(name, attributes(ownBlock), options, config.leakMode(), System.getLogger("dev.tandem.iwarp." + name),
                 device -> new IwTransport((IwarpDevice) device, config));
         this.config = config;
+        this.nodeKeys = ownBlock == null ? null : NodeKeyExchange.of(this, options.nodeKeys(), ownBlock);
         this.ras = new AdapterRas(core.ras());
         this.maxUlpdu = config.maxUlpdu() != 0 ? config.maxUlpdu() : ulpduForMtu(mtu(config));
         transport().start();
@@ -66,7 +70,14 @@ public final class IwarpDevice extends KitDevice {
 
     /**
      * Opens an adapter on {@code config.localAddress()}, which must be an address of this host, with
-     * what {@code options} give (an STag source shared with other adapters of the node, say).
+     * what {@code options} give (an STag source shared with other adapters of the node, say). With node
+     * keys, the adapter presents its node's name and incarnation key when it sets up a connection with a
+     * Tandem peer, refuses a peer that presents a key of an earlier life of its node, and drops every
+     * frame of a connection whose peer node has restarted since ({@link NodeKeyBlock}); its
+     * {@code maxPrivateData} is smaller by the block's octets. Node keys do not choose the STags: give
+     * the node key table as the STag source too for STags drawn per node incarnation.
+     *
+     * @throws InvalidArgumentException when the node keys give a blank or too long node name, or key 0
      */
     public static IwarpDevice open(IwarpConfig config, DeviceOptions options) {
         if (config == null) {
@@ -75,9 +86,27 @@ public final class IwarpDevice extends KitDevice {
         if (options == null) {
             throw new InvalidArgumentException("IwarpDevice.open: options are null; use DeviceOptions.DEFAULT");
         }
+        NodeKeyBlock ownBlock = options.nodeKeys() == null ? null : NodeKeyExchange.blockOf(options.nodeKeys());
         String name = "iwarp" + ADAPTERS.getAndIncrement() + "@" + config.localAddress().getHostAddress();
         checkLocal(config);
-        return new IwarpDevice(config, options, name);
+        return new IwarpDevice(config, options, name, ownBlock);
+    }
+
+    /**
+     * What an adapter offers: {@link #ATTRIBUTES}, less the node key block's octets in
+     * {@code maxPrivateData} for an adapter with node keys (the block shares MPA's 512 octets with the
+     * IRD/ORD words and the application's private data). The smaller figure holds for every connection
+     * of such an adapter, to a plain iWARP peer too (where no block goes out), so that one figure is
+     * right whoever the peer turns out to be.
+     */
+    private static DeviceAttributes attributes(NodeKeyBlock ownBlock) {
+        DeviceAttributes a = ATTRIBUTES;
+        if (ownBlock == null) {
+            return a;
+        }
+        return new DeviceAttributes(a.maxQueuePairs(), a.maxQueuePairDepth(), a.maxSge(), a.maxCqDepth(), a.maxMemoryRegions(),
+                a.maxMessageSize(), a.maxInlineData(), a.maxIrd(), a.maxOrd(), a.maxPrivateData() - ownBlock.length(),
+                a.maxCompletionQueues(), a.maxSharedReceiveQueues(), a.maxProtectionDomains());
     }
 
     private static void checkLocal(IwarpConfig config) {
@@ -151,6 +180,11 @@ public final class IwarpDevice extends KitDevice {
 
     int maxUlpdu() {
         return maxUlpdu;
+    }
+
+    /** What this adapter presents and checks at connection set-up, or null when it was opened without node keys. */
+    NodeKeyExchange nodeKeys() {
+        return nodeKeys;
     }
 
     System.Logger logger() {

@@ -4,11 +4,13 @@ import dev.tandem.iwarp.ras.AdapterRas;
 import dev.tandem.iwarp.wire.EnhancedParameters;
 import dev.tandem.iwarp.wire.MpaException;
 import dev.tandem.iwarp.wire.MpaFrame;
+import dev.tandem.iwarp.wire.NodeKeyBlock;
 import dev.tandem.ras.TraceLevel;
 import dev.tandem.verbs.ConnectionException;
 import dev.tandem.verbs.ConnectionRejectedException;
 import dev.tandem.verbs.ConnectionTimeoutException;
 import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.PeerIncarnation;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -24,11 +26,12 @@ import java.time.Duration;
  * The MPA connection setup (RFC 5044 section 7.1 with the RFC 6581 enhancements): the initiator's
  * side under one deadline, the responder's Reply, and IRD/ORD negotiation. The listener's side reads
  * Requests in {@link HandshakeAgent}. Markers are never used: a request for them is answered with a
- * reject, as Linux siw does.
+ * reject, as Linux siw does. An adapter with node keys puts its {@link NodeKeyBlock} after the IRD/ORD
+ * words of its Request, and admits the one a Tandem responder answers with.
  */
 final class Mpa {
-    /** What a successful initiator exchange produced. */
-    record Outcome(SocketChannel channel, boolean crc, int ird, int ord, byte[] peerPrivateData) {
+    /** What a successful initiator exchange produced; {@code peer} is the peer node's life, null when none was exchanged. */
+    record Outcome(SocketChannel channel, boolean crc, int ird, int ord, byte[] peerPrivateData, PeerIncarnation peer) {
     }
 
     private Mpa() {
@@ -37,8 +40,11 @@ final class Mpa {
     static void checkPrivateData(byte[] pd, IwarpDevice device) {
         int max = device.attributes().maxPrivateData();
         if (pd.length > max) {
+            NodeKeyExchange keys = device.nodeKeys();
             throw new InvalidArgumentException("private data of " + pd.length + " bytes exceeds the limit of " + max
-                    + " (MPA's 512 less the 4 bytes of the RFC 6581 IRD/ORD words)");
+                    + " (MPA's 512 less the 4 bytes of the RFC 6581 IRD/ORD words"
+                    + (keys == null ? "" : " and the " + keys.own().length() + " bytes of the node key block that presents node "
+                    + keys.own().nodeName() + ", as this adapter was opened with node keys") + ")");
         }
     }
 
@@ -66,24 +72,28 @@ final class Mpa {
             }
             int ird = qp.config().ird();
             int ord = qp.config().ord();
+            NodeKeyExchange keys = device.nodeKeys();
             MpaFrame request = new MpaFrame(false, false, device.config().crc(), false, true, 2,
-                    EnhancedParameters.of(ird, ord).prepend(privateData));
+                    EnhancedParameters.of(ird, ord).prepend(keys == null ? privateData : keys.own().prepend(privateData)));
             MpaFrame reply = exchange(ch, request, deadline);
             if (reply == null) {
                 throw timedOut(device, remote, timeout, "MPA Reply", null);
             }
             if (reply.reject()) {
                 ras.connectsRejected.incrementAtomic();
-                throw new ConnectionRejectedException("peer " + remote + " rejected the connection", reply.applicationData());
+                throw rejected(reply, remote, keys);
             }
             if (reply.markers()) {
                 throw new MpaException("peer " + remote + " requires MPA markers, which Tandem does not use");
             }
+            NodeKeyBlock peerBlock = peerBlock(reply, remote);
+            // a block from a peer this adapter presented none to is stripped and ignored, as from any peer when it has no keys
+            PeerIncarnation life = keys == null || peerBlock == null ? null : keys.admit(peerBlock, remote);
             EnhancedParameters peer = reply.enhancedParameters();
             int negotiatedOrd = peer == null ? Math.min(ord, 1) : Math.min(ord, peer.ird());
             int negotiatedIrd = peer == null ? ird : Math.min(ird, peer.ord());
             ras.connectsEstablished.incrementAtomic();
-            Outcome o = new Outcome(ch, request.crc() || reply.crc(), negotiatedIrd, negotiatedOrd, reply.applicationData());
+            Outcome o = new Outcome(ch, request.crc() || reply.crc(), negotiatedIrd, negotiatedOrd, reply.applicationData(), life);
             ch = null;
             return o;
         } catch (ConnectionException e) {
@@ -94,6 +104,38 @@ final class Mpa {
             throw new ConnectionException("connecting to " + remote + " failed: " + e.getMessage(), e);
         } finally {
             closeQuietly(ch);
+        }
+    }
+
+    /**
+     * The exception for a reject Reply: the application's reject, or the responder's refusal of the key
+     * this adapter presented as one of an earlier incarnation of its node (R in the Reply's block).
+     */
+    private static ConnectionRejectedException rejected(MpaFrame reply, InetSocketAddress remote, NodeKeyExchange keys) {
+        NodeKeyBlock block;
+        byte[] data;
+        try {
+            block = reply.nodeKeyBlock();
+            data = reply.applicationData();
+        } catch (MpaException e) {
+            return new ConnectionRejectedException("peer " + remote + " rejected the connection (and its reject Reply carries a malformed "
+                    + "node key block: " + e.getMessage() + ")", new byte[0]);
+        }
+        if (block != null && block.refusedEarlierLife() && keys != null) {
+            return new ConnectionRejectedException("peer " + remote + " (node " + block.nodeName() + ") refused the connection: the incarnation key "
+                    + String.format("0x%016x", keys.own().incarnation()) + " this adapter presented for node " + keys.own().nodeName()
+                    + " is of an earlier incarnation of " + keys.own().nodeName() + "; the peer has seen a newer one since (a restarted node "
+                    + "connects with the key of its new incarnation)", data);
+        }
+        return new ConnectionRejectedException("peer " + remote + " rejected the connection", data);
+    }
+
+    /** The node key block of {@code reply}, or null; a malformed one refuses the Reply, naming the peer. */
+    private static NodeKeyBlock peerBlock(MpaFrame reply, InetSocketAddress remote) {
+        try {
+            return reply.nodeKeyBlock();
+        } catch (MpaException e) {
+            throw new MpaException("peer " + remote + " answered with a Reply Tandem refuses: " + e.getMessage());
         }
     }
 
@@ -149,14 +191,18 @@ final class Mpa {
         }
     }
 
-    /** The responder's Reply to {@code request}: CRC if either side wants it, IRD/ORD bounded by the peer's. */
-    static MpaFrame reply(MpaFrame request, boolean crc, int ird, int ord, byte[] privateData, boolean reject) {
+    /**
+     * The responder's Reply to {@code request}: CRC if either side wants it, IRD/ORD bounded by the peer's,
+     * then {@code block} (the responder's node key block, or null for none) and {@code privateData}.
+     */
+    static MpaFrame reply(MpaFrame request, boolean crc, int ird, int ord, NodeKeyBlock block, byte[] privateData, boolean reject) {
+        byte[] data = block == null ? privateData : block.prepend(privateData);
         EnhancedParameters peer = request.enhancedParameters();
         if (peer == null) {
-            return new MpaFrame(true, false, crc || request.crc(), reject, false, 1, privateData);
+            return new MpaFrame(true, false, crc || request.crc(), reject, false, 1, data);
         }
         EnhancedParameters mine = EnhancedParameters.of(Math.min(ird, peer.ord()), Math.min(ord, peer.ird()));
-        return new MpaFrame(true, false, crc || request.crc(), reject, true, 2, mine.prepend(privateData));
+        return new MpaFrame(true, false, crc || request.crc(), reject, true, 2, mine.prepend(data));
     }
 
     static void closeQuietly(SocketChannel ch) {

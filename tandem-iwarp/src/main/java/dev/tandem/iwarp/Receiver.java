@@ -12,6 +12,7 @@ import dev.tandem.provider.StagTable;
 import dev.tandem.verbs.Access;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.PeerIncarnation;
 import dev.tandem.verbs.ReceiveRequest;
 import dev.tandem.verbs.STag;
 import dev.tandem.verbs.Sge;
@@ -37,6 +38,8 @@ final class Receiver {
 
     private final Connection c;
     private final QpContext qp;
+    /** The peer node's life admitted at set-up (null: none exchanged): asked before each frame is placed. */
+    private final PeerIncarnation peer;
     /** The current FPDU's header; its twin {@link #ahead} takes the next FPDU's first bytes. */
     private ByteBuffer header = ByteBuffer.allocateDirect(128);
     private ByteBuffer ahead = ByteBuffer.allocateDirect(128);
@@ -84,6 +87,7 @@ final class Receiver {
     Receiver(Connection c) {
         this.c = c;
         this.qp = c.qp;
+        this.peer = c.peer;
         this.stags = qp.stags();
         int slots = Math.max(qp.maxReceiveSge(), 1) + 3;
         scatter = new ByteBuffer[slots];
@@ -169,6 +173,10 @@ final class Receiver {
      * caller checks: every check below ends in {@link #fault} or goes on, and none passes a flag up.
      */
     private void beginBody() {
+        if (peer != null && !peer.isCurrent()) {
+            dropEarlierLife();
+            return;
+        }
         refuseIfTooShort();
         if (qp.inError()) {
             return;
@@ -245,6 +253,31 @@ final class Receiver {
         scatter[scatterCount++] = trailer;
         // every FPDU is at least 20 bytes, so the next one's first 16 bytes are header: read them now
         scatter[scatterCount++] = ahead;
+    }
+
+    /**
+     * Drops the FPDU whose header is in: its connection was set up with a life of the peer node that is
+     * no longer current (the node has restarted since), so nothing it sends may be placed (restart-safe
+     * keys, seed 001 claim 1: drop at the receiving adapter, signal a fatal error to the sender). Counted
+     * ({@code old incarnation frames dropped}), recorded once per cause, and answered as the protection
+     * faults are: a Terminate quoting the header, both QPs to ERROR, work flushed.
+     *
+     * <p>The code: RDMAP, remote protection error, unspecified (layer 0, type 1, code 0xFF; RFC 5040
+     * section 7.2). The frame is refused for the sender's standing, not for its form: the incarnation
+     * under which this stream, and every STag it names, was granted is gone, so it is a protection error
+     * (the sender raises QP_ACCESS_ERROR and its Reads in flight complete REM_ACCESS_ERR, as for a revoked STag), not a
+     * catastrophic or remote operation error, which would blame the stream or the request. None of the
+     * specific protection codes (invalid STag, bounds, rights, PD) names it, and a Send is refused too,
+     * which names no STag: hence "unspecified".
+     */
+    private void dropEarlierLife() {
+        ulpdu = fpdu.ulpduLength();
+        opcode = fpdu.opcode();
+        qp.ras().oldIncarnationFramesDropped.incrementAtomic();
+        qp.fail(detected(TerminateCode.RDMAP_UNSPECIFIED_PROTECTION, "frame from an earlier incarnation of node " + peer.node()
+                        + " (key " + String.format("0x%016x", peer.key()) + ") dropped before placement: the node has restarted since "
+                        + "this connection was set up"),
+                inProgress(CompletionStatus.WR_FLUSH_ERR, 0, 0, 0));
     }
 
     /**

@@ -19,7 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * What one iWARP adapter reports into the process's RAS file beside what the kit's
  * {@link ResourceRas} reports for every adapter (resource counters, completions per status, errors):
  * its counters (messages per opcode, connection management, Terminates per code, CRC and framing
- * errors) and the trace
+ * errors, frames and set-ups refused for a peer's earlier incarnation) and the trace
  * components {@code iwarp.cm}, {@code iwarp.rx}, {@code iwarp.tx} and {@code verbs.qp}. Counters
  * written from several threads use atomic adds; the per-QP counters ({@link QpCounters}) have one
  * writer each.
@@ -80,6 +80,10 @@ public final class AdapterRas implements AutoCloseable {
     /** Requests answered with a reject Reply by the listener itself (markers, Enhanced without IRD/ORD). */
     public final Counter mpaRequestsRefused;
     public final Counter acceptFailures;
+    /** Inbound frames dropped before placement because their connection's peer node has restarted since set-up. */
+    public final Counter oldIncarnationFramesDropped;
+    /** Connection set-ups refused because the peer presented (or answered with) a key of an earlier life of its node. */
+    public final Counter oldIncarnationSetupsRefused;
     private final Map<TerminateCode, Counter> terminatesSent = new ConcurrentHashMap<>();
     private final Map<TerminateCode, Counter> terminatesReceived = new ConcurrentHashMap<>();
     private final List<Counter> all = new ArrayList<>();
@@ -113,6 +117,8 @@ public final class AdapterRas implements AutoCloseable {
         mpaRequestsMalformed = counter("mpa requests malformed");
         mpaRequestsRefused = counter("mpa requests refused");
         acceptFailures = counter("tcp accept failures");
+        oldIncarnationFramesDropped = counter("old incarnation frames dropped");
+        oldIncarnationSetupsRefused = counter("old incarnation set-ups refused");
     }
 
     private Counter counter(String name) {

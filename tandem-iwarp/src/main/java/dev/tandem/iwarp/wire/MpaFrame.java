@@ -98,9 +98,31 @@ public record MpaFrame(boolean reply, boolean markers, boolean crc, boolean reje
         return EnhancedParameters.decode(privateData);
     }
 
-    /** The private data the application sees: without the IRD/ORD words in enhanced mode. */
+    /**
+     * The node key block right after the IRD/ORD words (at the start when not enhanced), or null when
+     * the frame carries none.
+     *
+     * @throws MpaException when a block's magic is there but the block is malformed
+     */
+    public NodeKeyBlock nodeKeyBlock() {
+        return NodeKeyBlock.decode(privateData, wordsLength());
+    }
+
+    /**
+     * The private data the application sees: without the IRD/ORD words in enhanced mode, and without
+     * the node key block when there is one.
+     *
+     * @throws MpaException when a node key block's magic is there but the block is malformed
+     */
     public byte[] applicationData() {
-        return enhanced && revision >= 2 ? Arrays.copyOfRange(privateData, EnhancedParameters.LENGTH, privateData.length) : privateData.clone();
+        int from = wordsLength();
+        NodeKeyBlock block = NodeKeyBlock.decode(privateData, from);
+        return Arrays.copyOfRange(privateData, Math.min(from + (block == null ? 0 : block.length()), privateData.length), privateData.length);
+    }
+
+    /** Octets of the RFC 6581 words at the front of the private data: 4 in enhanced mode, else 0. */
+    private int wordsLength() {
+        return enhanced && revision >= 2 ? EnhancedParameters.LENGTH : 0;
     }
 
     private static String printable(byte[] b) {
