@@ -259,6 +259,17 @@ public final class FailoverDevice implements RdmaDevice {
         return resource;
     }
 
+    /** The first-level CQs open now (for the monitor's sweep). */
+    synchronized List<FirstLevelCq> firstLevelCqs() {
+        List<FirstLevelCq> l = new ArrayList<>();
+        for (AutoCloseable c : open) {
+            if (c instanceof FirstLevelCq f) {
+                l.add(f);
+            }
+        }
+        return l;
+    }
+
     synchronized void forget(AutoCloseable resource) {
         open.remove(resource);
     }

@@ -651,37 +651,36 @@ final class FailoverQueuePair implements QueuePair {
         }
     }
 
+    /**
+     * A completion of the adapter's send queue. The adapter completes in posting order, silently where
+     * a request succeeded unsignalled; so every Send or Write before a completed position that has no
+     * outcome yet left the adapter. A proof or a Read that succeeded shows the peer holds them; an error
+     * (a Terminate: the peer refused work, and so got what came before) ends the path with them sent,
+     * as on a plain adapter, while what was still queued comes back flushed, each on its own.
+     */
     private void sendCompletion(WorkCompletion wc, FirstLevelCq cq) {
         long id = wc.wrId();
         boolean ok = wc.status() == CompletionStatus.SUCCESS;
-        boolean proveMore = false;
+        boolean proveMore;
         if ((id & PROOF) != 0) {
-            long covers = id & ~PROOF;
             lock.lock();
             try {
                 proofsInFlight--;
             } finally {
                 lock.unlock();
             }
-            if (ok) {
-                sendLog.payloadsDone(covers, CompletionStatus.SUCCESS);
-                proveMore = true;
-            } else {
-                // the path failed: nothing after the last proof is known to have arrived
-                sendLog.payloadsDone(sendLog.next() - 1, CompletionStatus.WR_FLUSH_ERR);
-            }
+            sendLog.payloadsDone(id & ~PROOF, CompletionStatus.SUCCESS);
+            proveMore = true;
         } else {
             WorkRequest wr = sendLog.request(id);
             if (wr == null) {
                 return;
             }
-            if (ok && wr instanceof WorkRequest.RdmaRead) {
-                sendLog.payloadsDone(id - 1, CompletionStatus.SUCCESS); // its response came after what was sent before it
+            if (!ok || wr instanceof WorkRequest.RdmaRead) {
+                sendLog.payloadsDone(id - 1, CompletionStatus.SUCCESS);
             }
             sendLog.done(id, wc.status(), wc.vendorError());
-            if (!ok) {
-                sendLog.payloadsDone(sendLog.next() - 1, CompletionStatus.WR_FLUSH_ERR);
-            }
+            proveMore = !ok; // in ERROR a proof completes at once, flushed: it settles what was sent after this
         }
         release(cq);
         if (proveMore) {

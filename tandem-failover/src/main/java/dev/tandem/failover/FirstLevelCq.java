@@ -1,6 +1,7 @@
 package dev.tandem.failover;
 
 import dev.tandem.provider.ResourceLimits;
+import dev.tandem.verbs.AsyncErrorException;
 import dev.tandem.verbs.AsyncEvent;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionChannel;
@@ -54,6 +55,9 @@ final class FirstLevelCq implements CompletionQueue {
     private int armed = DISARMED;
     private int waiters;
     private boolean overflowed;
+    private boolean overflowReported;
+    /** When the application last polled: a queue nobody polls is swept by the monitor, so an overflow still shows. */
+    private volatile long lastPoll = System.nanoTime();
     private volatile boolean closed;
     /** QPs that use it, as send or receive CQ (a use each). */
     private final AtomicInteger uses = new AtomicInteger();
@@ -139,6 +143,15 @@ final class FirstLevelCq implements CompletionQueue {
             if (closed) {
                 throw new ResourceClosedException("completion queue " + number + " of " + device.name() + " is closed");
             }
+            if (overflowed && !overflowReported) {
+                overflowReported = true;
+                throw new AsyncErrorException(AsyncEventType.CQ_ERROR, "completion queue of depth " + depth
+                        + " overflowed; completions were lost, so poll faster or make it deeper");
+            }
+            if (offset < 0 || offset + max > out.length) {
+                throw new InvalidArgumentException("poll: offset " + offset + " and max " + max + " do not fit an array of " + out.length);
+            }
+            lastPoll = System.nanoTime();
             n = drain(out, offset, max);
             if (n < max) {
                 pollThrough();
@@ -238,6 +251,13 @@ final class FirstLevelCq implements CompletionQueue {
             lock.unlock();
         }
         proveSenders();
+    }
+
+    /** The monitor's sweep: a queue nobody polled for {@code idleNanos} moves its adapters' completions in (and so sees an overflow). */
+    void sweep(long idleNanos) {
+        if (System.nanoTime() - lastPoll >= idleNanos) {
+            adapterEvent();
+        }
     }
 
     /** An adapter CQ under it had a completion it was armed for (the monitor calls this). */

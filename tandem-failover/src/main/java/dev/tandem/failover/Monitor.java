@@ -15,16 +15,20 @@ import java.util.concurrent.TimeUnit;
  * The fail-over device's own thread ({@code tandem-failover-monitor-DEVICE}): it wakes first-level
  * CQs whose adapter CQs had a completion while the application waits, posts the proof a batch of
  * Sends and Writes is due after {@link FailoverConfig#proofAfter()}, and passes the adapters' async
- * events on as the device's, naming the fail-over resources. The device stops it when it closes.
+ * events on as the device's, naming the fail-over resources. Every {@value #IDLE_MS} ms it sweeps the
+ * first-level CQs nobody polled meanwhile, so that their completions (and an overflow) show without a
+ * poll. The device stops it when it closes.
  */
 final class Monitor {
-    private static final Duration IDLE = Duration.ofMillis(50);
+    static final int IDLE_MS = 50;
+    private static final Duration IDLE = Duration.ofMillis(IDLE_MS);
 
     private final FailoverDevice device;
     private final AsyncEventSubscription[] subscriptions;
     private final Set<FailoverQueuePair> unproven = ConcurrentHashMap.newKeySet();
     private final Thread thread;
     private volatile boolean running = true;
+    private long lastSweep = System.nanoTime();
 
     Monitor(FailoverDevice device) {
         this.device = device;
@@ -67,6 +71,13 @@ final class Monitor {
                 }
             } catch (ResourceClosedException e) {
                 return;
+            }
+            long now = System.nanoTime();
+            if (now - lastSweep >= IDLE.toNanos()) {
+                lastSweep = now;
+                for (FirstLevelCq first : device.firstLevelCqs()) {
+                    first.sweep(IDLE.toNanos());
+                }
             }
             for (FailoverQueuePair qp : unproven) {
                 if (!qp.proveIfOlderThan(proofAfter)) {
