@@ -420,7 +420,7 @@ final class IwQueuePair implements KitQueuePair, QpContext {
     void establish(SocketChannel channel, boolean crc, int ird, int ord) {
         try {
             channel.configureBlocking(false);
-            Connection c = new Connection(this, channel, crc, ird, ord, device.maxUlpdu());
+            Connection c = new Connection(this, channel, crc, ird, ord, device.maxUlpdu(), device.link());
             connection = c;
             if (!core.established()) {
                 c.close();

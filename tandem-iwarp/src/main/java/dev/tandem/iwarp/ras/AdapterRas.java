@@ -19,7 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * What one iWARP adapter reports into the process's RAS file beside what the kit's
  * {@link ResourceRas} reports for every adapter (resource counters, completions per status, errors):
  * its counters (messages per opcode, connection management, Terminates per code, CRC and framing
- * errors) and the trace
+ * errors, link faults injected) and the trace
  * components {@code iwarp.cm}, {@code iwarp.rx}, {@code iwarp.tx} and {@code verbs.qp}. Counters
  * written from several threads use atomic adds; the per-QP counters ({@link QpCounters}) have one
  * writer each.
@@ -41,6 +41,12 @@ public final class AdapterRas implements AutoCloseable {
     /** Level 5: a listener closed a pending handshake (port, reason, bytes of the Request received, source address). */
     public static final TraceEvent HANDSHAKE_DROP = TraceEvent.of("hs-drop");
     public static final TraceEvent FAULT = TraceEvent.of("fault");
+    /** Level 2: the adapter's link went down (injected; sockets whose close waits for the link). */
+    public static final TraceEvent LINK_DOWN = TraceEvent.of("link-dn");
+    /** Level 2: the adapter's link came up (injected; sockets closed that waited for it). */
+    public static final TraceEvent LINK_UP = TraceEvent.of("link-up");
+    /** Level 2: every connection of the adapter was reset (injected; how many). */
+    public static final TraceEvent CONNECTIONS_RESET = TraceEvent.of("conn-rst");
     public static final TraceEvent TERMINATE = TraceEvent.of("term");
     public static final TraceEvent FPDU_SENT = TraceEvent.of("fpdu-tx");
     public static final TraceEvent FPDU_RECEIVED = TraceEvent.of("fpdu-rx");
@@ -80,6 +86,11 @@ public final class AdapterRas implements AutoCloseable {
     /** Requests answered with a reject Reply by the listener itself (markers, Enhanced without IRD/ORD). */
     public final Counter mpaRequestsRefused;
     public final Counter acceptFailures;
+    /** Times the link went down, and up again ({@link dev.tandem.verbs.LinkControl}, injected). */
+    public final Counter linkDowns;
+    public final Counter linkUps;
+    /** Connections aborted with an RST by an injected reset ({@link dev.tandem.verbs.LinkControl#resetConnections()}). */
+    public final Counter connectionsReset;
     private final Map<TerminateCode, Counter> terminatesSent = new ConcurrentHashMap<>();
     private final Map<TerminateCode, Counter> terminatesReceived = new ConcurrentHashMap<>();
     private final List<Counter> all = new ArrayList<>();
@@ -113,6 +124,9 @@ public final class AdapterRas implements AutoCloseable {
         mpaRequestsMalformed = counter("mpa requests malformed");
         mpaRequestsRefused = counter("mpa requests refused");
         acceptFailures = counter("tcp accept failures");
+        linkDowns = counter("link down");
+        linkUps = counter("link up");
+        connectionsReset = counter("connections reset");
     }
 
     private Counter counter(String name) {
