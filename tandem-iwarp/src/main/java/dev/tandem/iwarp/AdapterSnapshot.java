@@ -34,6 +34,8 @@ final class AdapterSnapshot implements SnapshotSource {
             out.field("address", c.localAddress().getHostAddress())
                     .field("port state", device.portState())
                     .field("fatal cause", device.fatalCause().orElse("none"))
+                    .field("link", device.link().isDown() ? "down (injected)" : "up")
+                    .field("closes held by the link", device.link().parked())
                     .field("crc", String.valueOf(c.crc()))
                     .field("threading", c.threading())
                     .field("idle", c.idle())

@@ -9,7 +9,9 @@ import java.nio.channels.SocketChannel;
 
 /**
  * The established iWARP stream of one QP: the TCP channel, what the MPA exchange negotiated, the
- * read queues, the transmitter and receiver, and the teardown after a Terminate.
+ * read queues, the transmitter and receiver, and the teardown after a Terminate. While the adapter's
+ * {@link Link} is down the transmitter and receiver leave the channel alone, and a close waits for the
+ * link.
  */
 final class Connection {
     final IwQueuePair qp;
@@ -18,6 +20,8 @@ final class Connection {
     final int ird;
     final int ord;
     final int maxUlpdu;
+    /** The adapter's link: nothing moves on the channel while it is down. */
+    final Link link;
     final InetSocketAddress local;
     final InetSocketAddress remote;
     final OutstandingReads orq;
@@ -31,9 +35,10 @@ final class Connection {
     volatile long teardownDeadline;
     private volatile boolean closed;
 
-    Connection(IwQueuePair qp, SocketChannel channel, boolean crc, int ird, int ord, int maxUlpdu, PeerIncarnation peer)
+    Connection(IwQueuePair qp, SocketChannel channel, boolean crc, int ird, int ord, int maxUlpdu, Link link, PeerIncarnation peer)
             throws IOException {
         this.qp = qp;
+        this.link = link;
         this.peer = peer;
         this.channel = channel;
         this.crc = crc;
@@ -72,15 +77,25 @@ final class Connection {
         return false;
     }
 
+    /** Closes the stream (the peer sees FIN): now, or once the link is up again while it is down. */
     void close() {
         if (!closed) {
             closed = true;
-            try {
-                channel.close();
-            } catch (IOException e) {
-                qp.device().logger().log(System.Logger.Level.DEBUG, "closing " + this + ": " + e);
-            }
+            link.close(channel);
         }
+    }
+
+    /**
+     * Aborts the stream at once, whatever the link (the peer sees RST), as a reset from the network does;
+     * false when it was closed already (a close parked on a downed link is aborted by {@link Link#abortParked()}).
+     */
+    boolean abort() {
+        if (closed) {
+            return false;
+        }
+        closed = true;
+        Link.abort(channel);
+        return true;
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.tandem.provider.IdleStrategy;
 import dev.tandem.provider.IdleStrategyKind;
 
 import java.io.IOException;
+import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -18,7 +19,8 @@ import java.util.function.Consumer;
  * One named engine thread running the duty cycles ({@link IwTransport}) of the adapters assigned to it (one in DEDICATED
  * mode, all of the process's SHARED adapters otherwise), counting them in {@link EngineCounters}.
  * When idle it waits on a {@link Selector}
- * over its connections' sockets, so arriving data wakes it at once. Its owner stops it: the adapter
+ * over its connections' sockets, so arriving data wakes it at once; the sockets of an adapter whose link
+ * is down are not watched (their data must wait, and would end every wait). Its owner stops it: the adapter
  * in DEDICATED mode, the last adapter to leave in SHARED mode.
  */
 final class EngineAgent implements IdleStrategy.Waiter {
@@ -38,6 +40,8 @@ final class EngineAgent implements IdleStrategy.Waiter {
     /** How often the engine checks the markers of the structures it writes (the RAS file's sections). */
     private static final long STRUCTURE_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private long structuresCheckedAt = System.nanoTime();
+    /** Some adapter's link changed: the engine sets its sockets' interest anew (read while up, nothing while down). */
+    private volatile boolean interestStale;
     /** A fault injected by a test: the engine thread throws it at the top of its next cycle and dies. */
     private volatile Error crash;
     private volatile IwTransport[] snapshot = new IwTransport[0];
@@ -112,6 +116,15 @@ final class EngineAgent implements IdleStrategy.Waiter {
         wake();
     }
 
+    /**
+     * An adapter's link went down or up: its sockets stop or start being watched for reads, so that bytes
+     * a peer sends into a downed link do not end every wait at once (the engine would spin).
+     */
+    void linkChanged() {
+        interestStale = true;
+        wake();
+    }
+
     /** Ends a wait of the engine thread (cheap when it is not waiting). */
     void wake() {
         if (waiting) {
@@ -151,6 +164,10 @@ final class EngineAgent implements IdleStrategy.Waiter {
                     throw e;
                 }
                 int work = registerNew();
+                if (interestStale) {
+                    interestStale = false;
+                    refreshInterest();
+                }
                 IwTransport[] ds = snapshot;
                 long now = System.nanoTime();
                 if (now - structuresCheckedAt > STRUCTURE_CHECK_NANOS) {
@@ -208,13 +225,33 @@ final class EngineAgent implements IdleStrategy.Waiter {
         Connection c;
         while ((c = registrations.poll()) != null) {
             try {
-                c.channel.register(selector, SelectionKey.OP_READ);
+                c.channel.register(selector, interest(c), c);
                 n++;
             } catch (ClosedChannelException e) {
                 // closed before the engine saw it: nothing to watch
             }
         }
         return n;
+    }
+
+    private static int interest(Connection c) {
+        return c.link.isDown() ? 0 : SelectionKey.OP_READ;
+    }
+
+    /** Sets every watched socket's interest from its adapter's link (engine thread). */
+    private void refreshInterest() {
+        for (SelectionKey key : selector.keys()) {
+            if (key.attachment() instanceof Connection c) {
+                try {
+                    int want = interest(c);
+                    if (key.interestOps() != want) {
+                        key.interestOps(want);
+                    }
+                } catch (CancelledKeyException e) {
+                    // the socket closed meanwhile: nothing to watch
+                }
+            }
+        }
     }
 
     @Override

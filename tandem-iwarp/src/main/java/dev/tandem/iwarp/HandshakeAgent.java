@@ -35,8 +35,14 @@ import java.util.concurrent.TimeUnit;
  * <p>A complete Request goes on, on a channel in blocking mode again, to the listener's accept queue;
  * one Tandem refuses (markers, an Enhanced Request without the IRD/ORD words, a malformed node key block,
  * or, on an adapter with node keys, a key of an earlier life of the presenting node) is answered with a
- * reject Reply; a malformed one is dropped without a Reply, as siw does. The listener owns the agent: its
- * {@link #stop} ends the thread, which closes every handshake still pending.
+ * reject Reply; a malformed one, or one whose sender closed the connection already (it gave up waiting),
+ * is dropped without a Reply, as siw does. The listener owns the agent: its {@link #stop} ends the thread,
+ * which closes every handshake still pending.
+ *
+ * <p>While the adapter's {@link Link} is down the agent takes no connection, reads nothing and answers
+ * nothing: it stops watching its sockets and waits for the link (or its stop). Connections that arrive
+ * meanwhile wait in the kernel's backlog; once the link is up they are served as usual, and the Request of
+ * an initiator that gave up meanwhile is dropped as closed by its peer.
  */
 final class HandshakeAgent {
     /** Connections taken per cycle before pending handshakes get their turn again (an accept storm cannot starve them). */
@@ -73,6 +79,13 @@ final class HandshakeAgent {
     private final IwarpDevice device;
     private final AdapterRas ras;
     private final IwListener listener;
+    private final Link link;
+    /** Wakes the thread when the link changes. */
+    private final Runnable wakeOnLinkChange;
+    /** Reads the byte after a complete Request: the end of the stream if its sender gave up. */
+    private final ByteBuffer probe = ByteBuffer.allocate(1);
+    /** The thread stopped watching its sockets for the downed link and must watch them again once it is up. */
+    private boolean heldDown;
     private final ServerSocketChannel server;
     private final Selector selector;
     private final SelectionKey acceptKey;
@@ -83,6 +96,7 @@ final class HandshakeAgent {
     private final ErrorCause sourceFull;
     private final ErrorCause listenerFull;
     private final ErrorCause malformed;
+    private final ErrorCause sentBeforeReply;
     private final ErrorCause refusedMarkers;
     private final ErrorCause refusedNoIrdOrd;
     private final String at;
@@ -101,7 +115,9 @@ final class HandshakeAgent {
         this.listener = listener;
         this.server = server;
         this.pending = new PendingHandshakes<>(limits);
+        this.link = device.link();
         this.selector = Selector.open();
+        this.wakeOnLinkChange = selector::wakeup;
         try {
             server.configureBlocking(false);
             this.acceptKey = server.register(selector, SelectionKey.OP_ACCEPT);
@@ -118,9 +134,11 @@ final class HandshakeAgent {
         this.listenerFull = ErrorCause.of(at + "closed the oldest pending handshake of the busiest source: the listener is at "
                 + "its limit of " + limits.maxPending() + " pending handshakes");
         this.malformed = ErrorCause.of(at + "malformed MPA Request dropped");
+        this.sentBeforeReply = ErrorCause.of(at + "dropped an MPA Request whose sender sent more before the Reply");
         this.refusedMarkers = ErrorCause.of(at + "refused an MPA Request: it asked for MPA markers, which Tandem declines");
         this.refusedNoIrdOrd = ErrorCause.of(at + "refused an MPA Request: it is Enhanced but carries no IRD/ORD words (RFC 6581)");
         this.thread = Thread.ofPlatform().daemon().name("tandem-" + device.name() + "-listen-" + local.getPort()).unstarted(this::run);
+        link.watch(wakeOnLinkChange);
         thread.start();
     }
 
@@ -144,11 +162,22 @@ final class HandshakeAgent {
     private void run() {
         try {
             while (running) {
+                if (link.isDown()) {
+                    holdWhileLinkDown();
+                    continue;
+                }
+                if (heldDown) {
+                    watchAgain();
+                }
                 long now = System.nanoTime();
                 if (cancelled.isEmpty()) {
                     selector.select(waitMillis(now));
                 } else {
                     selector.selectNow();
+                }
+                if (link.isDown()) {
+                    // it went down while the thread waited: what the selection found waits for the link
+                    continue;
                 }
                 // the selection deregistered the keys cancelled in the last cycle: those channels may block again
                 List<Completed> ready = cancelled;
@@ -171,6 +200,33 @@ final class HandshakeAgent {
         }
     }
 
+    /**
+     * The link is down: stops watching every socket (bytes that arrive must not end the wait, or the thread
+     * would spin) and waits until the link changes or the listener stops; both wake the selector.
+     */
+    private void holdWhileLinkDown() throws IOException {
+        if (!heldDown) {
+            heldDown = true;
+            for (SelectionKey key : selector.keys()) {
+                if (key.isValid()) {
+                    key.interestOps(0);
+                }
+            }
+        }
+        selector.select();
+        selector.selectedKeys().clear();
+    }
+
+    /** The link is up again: watches the listening socket (unless accepts are paused) and every pending handshake. */
+    private void watchAgain() {
+        heldDown = false;
+        for (SelectionKey key : selector.keys()) {
+            if (key.isValid()) {
+                key.interestOps(key == acceptKey ? (acceptsPaused ? 0 : SelectionKey.OP_ACCEPT) : SelectionKey.OP_READ);
+            }
+        }
+    }
+
     /** Milliseconds to the next deadline or resumption of accepts (rounded up), 0 (no limit) when there is none. */
     private long waitMillis(long now) {
         long nanos = pending.nanosToNextDeadline(now);
@@ -183,7 +239,7 @@ final class HandshakeAgent {
 
     private void serve(long now) {
         Iterator<SelectionKey> it = selector.selectedKeys().iterator();
-        while (it.hasNext()) {
+        while (it.hasNext() && !link.isDown()) {
             SelectionKey key = it.next();
             it.remove();
             if (!key.isValid()) {
@@ -201,7 +257,7 @@ final class HandshakeAgent {
     }
 
     private void acceptAll(long now) {
-        for (int i = 0; i < ACCEPTS_PER_CYCLE; i++) {
+        for (int i = 0; i < ACCEPTS_PER_CYCLE && !link.isDown(); i++) {
             SocketChannel ch;
             try {
                 ch = server.accept();
@@ -264,6 +320,8 @@ final class HandshakeAgent {
         if (request == null) {
             return false;
         }
+        // a Request Tandem refuses is answered whatever followed it; only one it would hand on must
+        // still have its sender, waiting and silent
         Refusal refusal = refusal(request);
         if (refusal != null) {
             ras.mpaRequestsRefused.incrementAtomic();
@@ -281,6 +339,9 @@ final class HandshakeAgent {
             ras.mpaRequestsRefused.incrementAtomic();
             writeQuietly(h.channel, Mpa.reply(request, device.config().crc(), 0, 0, device.nodeKeys().own().refusing(), new byte[0], true));
             Mpa.closeQuietly(h.channel);
+            return true;
+        }
+        if (senderGone(h)) {
             return true;
         }
         if (h.key == null) {
@@ -302,6 +363,32 @@ final class HandshakeAgent {
         NodeKeyExchange keys = device.nodeKeys();
         NodeKeyBlock block = keys == null ? null : request.nodeKeyBlock();
         return block == null ? null : keys.admit(block, remote);
+    }
+
+    /**
+     * True when {@code h}'s sender is gone (it closed after its Request: it gave up waiting, say while this
+     * adapter's link was down) or broke the protocol by sending more before the Reply; then {@code h} is
+     * closed, counted and (a protocol error) recorded. An initiator sends nothing after its Request until
+     * the Reply came (RFC 5044), so the one byte read here is never one the connection needs.
+     */
+    private boolean senderGone(Handshake h) {
+        int n;
+        try {
+            n = h.channel.read(probe.clear());
+        } catch (IOException e) {
+            n = -1;
+        }
+        if (n < 0) {
+            ras.handshakesClosedByPeer.incrementAtomic();
+            Mpa.closeQuietly(h.channel);
+            return true;
+        }
+        if (n > 0) {
+            ras.mpaRequestsMalformed.incrementAtomic();
+            close(h, sentBeforeReply, h.remote);
+            return true;
+        }
+        return false;
     }
 
     /** Why a Request is refused, and the reject Reply that says so. */
@@ -409,13 +496,15 @@ final class HandshakeAgent {
         }
     }
 
-    /** The thread ends: every handshake still pending or waiting to be handed on is closed. */
+    /** The thread ends: every handshake still pending or waiting to be handed on is closed (once the link is up). */
     private void shutDown() {
+        link.unwatch(wakeOnLinkChange);
+        // a downed link holds the closes back: the initiators must not learn of it before the link is up
         for (Handshake h : pending.clear()) {
-            Mpa.closeQuietly(h.channel);
+            link.close(h.channel);
         }
         for (Completed c : cancelled) {
-            Mpa.closeQuietly(c.handshake().channel);
+            link.close(c.handshake().channel);
         }
         cancelled.clear();
         reportPending();

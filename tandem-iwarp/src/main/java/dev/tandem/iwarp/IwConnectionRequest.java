@@ -17,7 +17,11 @@ import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** An MPA Request waiting for the application's accept or reject. */
+/**
+ * An MPA Request waiting for the application's accept or reject. While the adapter's link is down no
+ * Reply can go out: an accept fails (the request is used up, its initiator times out), a reject sends
+ * nothing, and the connection's close waits for the link.
+ */
 final class IwConnectionRequest implements ConnectionRequest {
     private final IwarpDevice device;
     private final SocketChannel channel;
@@ -69,6 +73,11 @@ final class IwConnectionRequest implements ConnectionRequest {
             throw new InvalidStateException("accept onto QP " + q.qpNumber() + " in state " + q.state() + "; it must be a fresh QP in INIT");
         }
         claim();
+        if (device.link().isDown()) {
+            device.link().close(channel);
+            throw new ConnectionException("accepting " + remote + " failed: the link of adapter " + device.name()
+                    + " is down, so no MPA Reply can go out; the request is dropped (its initiator times out)");
+        }
         NodeKeyExchange keys = device.nodeKeys();
         MpaFrame reply = Mpa.reply(request, device.config().crc(), q.config().ird(), q.config().ord(),
                 keys == null ? null : keys.replyTo(request.nodeKeyBlock()), pd, false);
@@ -96,11 +105,13 @@ final class IwConnectionRequest implements ConnectionRequest {
         claim();
         device.ras().requestsRejected.incrementAtomic();
         try {
-            Mpa.write(channel, Mpa.reply(request, device.config().crc(), 0, 0, null, pd, true));
+            if (!device.link().isDown()) {
+                Mpa.write(channel, Mpa.reply(request, device.config().crc(), 0, 0, null, pd, true));
+            }
         } catch (IOException e) {
             device.logger().log(System.Logger.Level.DEBUG, "reject of " + remote + " not delivered: " + e.getMessage());
         } finally {
-            Mpa.closeQuietly(channel);
+            device.link().close(channel);
         }
     }
 
@@ -113,7 +124,7 @@ final class IwConnectionRequest implements ConnectionRequest {
     /** Drops a request nobody answered (listener closed). */
     void abandon() {
         if (answered.compareAndSet(false, true)) {
-            Mpa.closeQuietly(channel);
+            device.link().close(channel);
         }
     }
 

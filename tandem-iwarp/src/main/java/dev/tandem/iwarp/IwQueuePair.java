@@ -424,7 +424,7 @@ final class IwQueuePair implements KitQueuePair, QpContext {
     void establish(SocketChannel channel, boolean crc, int ird, int ord, PeerIncarnation peer) {
         try {
             channel.configureBlocking(false);
-            Connection c = new Connection(this, channel, crc, ird, ord, device.maxUlpdu(), peer);
+            Connection c = new Connection(this, channel, crc, ird, ord, device.maxUlpdu(), device.link(), peer);
             connection = c;
             if (!core.established()) {
                 c.close();

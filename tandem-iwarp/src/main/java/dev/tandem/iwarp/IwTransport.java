@@ -8,6 +8,7 @@ import dev.tandem.provider.Transport;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.QueuePairConfig;
 
+import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
@@ -23,6 +24,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class IwTransport implements Transport {
     /** How long after the last application poll the engine keeps leaving an adapter to the pollers. */
     private static final long POLLER_GRACE_NANOS = 10_000_000;
+    /** How long a connection reset waits for a running duty cycle to end before it goes on without holding progress. */
+    private static final long HOLD_NANOS = 1_000_000_000;
     private static final VarHandle POLLS;
 
     static {
@@ -144,6 +147,8 @@ final class IwTransport implements Transport {
         for (IwQueuePair qp : active) {
             qp.close();
         }
+        // a downed link holds back the closes it parked: the adapter is gone, so they go now
+        device.link().release();
         agent.remove(this);
         device.stopped(quiesced);
     }
@@ -170,6 +175,49 @@ final class IwTransport implements Transport {
         if (n != a.length) {
             active = Arrays.copyOf(b, n);
         }
+    }
+
+    /**
+     * Aborts every connection of the adapter with an RST (a reset from the network), then moves its QP
+     * to ERROR as a lost connection does; closes parked on a downed link are aborted too. Holds progress
+     * meanwhile, so that no duty cycle is inside a receive when its QP fails. Returns how many were reset.
+     */
+    int resetConnections(String why) {
+        boolean held = holdProgress(HOLD_NANOS);
+        int n = 0;
+        try {
+            for (IwQueuePair qp : active) {
+                Connection c = qp.connection();
+                if (c != null && c.abort()) {
+                    qp.connectionLost(new IOException(why));
+                    n++;
+                }
+            }
+            n += device.link().abortParked();
+        } finally {
+            if (held) {
+                releaseProgress();
+            }
+        }
+        wake();
+        return n;
+    }
+
+    /**
+     * The adapter's link went down: the engine stops watching its sockets, and the call waits for a duty
+     * cycle that started before (it may still be reading or writing) to end, so that none moves a byte
+     * after linkDown returned.
+     */
+    void linkWentDown() {
+        agent.linkChanged();
+        if (holdProgress(HOLD_NANOS)) {
+            releaseProgress();
+        }
+    }
+
+    /** The adapter's link came up: the engine watches its sockets again and runs a cycle, which resumes the traffic. */
+    void linkCameUp() {
+        agent.linkChanged();
     }
 
     /** The connections the duty cycle serves (dumps list them). */

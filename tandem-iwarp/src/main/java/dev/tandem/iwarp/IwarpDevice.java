@@ -10,11 +10,15 @@ import dev.tandem.provider.Owner;
 import dev.tandem.provider.ResourceLimits;
 import dev.tandem.provider.StagTable;
 import dev.tandem.ras.ProcessRas;
+import dev.tandem.ras.TraceLevel;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.DeviceAttributes;
 import dev.tandem.verbs.DeviceOptions;
 import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.LinkControl;
 import dev.tandem.verbs.Listener;
+import dev.tandem.verbs.PortState;
+import dev.tandem.verbs.ResourceClosedException;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -28,8 +32,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A software iWARP adapter (RNIC) bound to one local IP address: MPA/DDP/RDMAP over TCP with
  * java.nio, data placed straight between sockets and registered memory. Open it with
  * {@link #open(IwarpConfig)}; several adapters may live in one process.
+ *
+ * <p>Its link can be taken down and up and its connections reset ({@link LinkControl}), for tests and
+ * the fail-over demo. Down, the engine neither reads nor writes the adapter's sockets (it stops watching
+ * them, so it does not spin on bytes a peer sends meanwhile), connects wait for the link until their
+ * timeout, listeners neither take connections nor read requests, and closes are held back until the link
+ * is up (or the adapter closes, which ends its connections whatever the link). A fatal error and
+ * {@link #reset} work while the link is down and leave it down: after a reset {@link #portState()} is
+ * still {@link PortState#DOWN} (the reset's PORT_ACTIVE says the adapter works again, not that its link is up).
  */
-public final class IwarpDevice extends KitDevice {
+public final class IwarpDevice extends KitDevice implements LinkControl {
     private static final AtomicInteger ADAPTERS = new AtomicInteger();
     static {
         Owner.skipFramesOf(IwarpDevice.class);
@@ -51,6 +63,10 @@ public final class IwarpDevice extends KitDevice {
     /** Writes this adapter's state into every dump of the process. */
     private final AdapterSnapshot snapshot = new AdapterSnapshot(this);
     private final AdapterRas ras;
+    /** Up, or down as fault injection set it; the engine, listeners and connect look at it. */
+    private final Link link = new Link();
+    /** Keeps link transitions and their events in one order. */
+    private final Object linkLock = new Object();
 
     private IwarpDevice(IwarpConfig config, DeviceOptions options, String name, NodeKeyBlock ownBlock) {
         super(name, attributes(ownBlock), options, config.leakMode(), System.getLogger("dev.tandem.iwarp." + name),
@@ -148,6 +164,81 @@ public final class IwarpDevice extends KitDevice {
         } finally {
             core.leave();
         }
+    }
+
+    // ---------------------------------------------------------------- LinkControl
+
+    /** {@link PortState#DOWN} while the link is down and the adapter has not failed; the core's state otherwise. */
+    @Override
+    public PortState portState() {
+        PortState s = core.portState();
+        return s == PortState.ACTIVE && link.isDown() ? PortState.DOWN : s;
+    }
+
+    @Override
+    public void linkDown() {
+        synchronized (linkLock) {
+            checkNotClosed("linkDown");
+            if (!link.goDown()) {
+                return;
+            }
+            transport().linkWentDown();
+            ras.linkDowns.incrementAtomic();
+            trace(AdapterRas.LINK_DOWN, 0, "link down");
+            recordError(this, "link down (injected): no byte moves on the adapter's connections until link up");
+            raise(AsyncEventType.PORT_ERROR, this, "link of adapter " + name() + " down (injected)");
+        }
+    }
+
+    @Override
+    public void linkUp() {
+        synchronized (linkLock) {
+            checkNotClosed("linkUp");
+            int parked = link.parked();
+            if (!link.goUp()) {
+                return;
+            }
+            ras.linkUps.incrementAtomic();
+            transport().linkCameUp();
+            trace(AdapterRas.LINK_UP, parked, "link up");
+            logger().log(System.Logger.Level.INFO, name() + ": link up (injected); " + parked + " connection close(s) held back by the link done now");
+            if (core.portState() == PortState.ACTIVE) {
+                // a failed adapter stays FATAL until its reset raises PORT_ACTIVE
+                raise(AsyncEventType.PORT_ACTIVE, this, "link of adapter " + name() + " up (injected)");
+            }
+        }
+    }
+
+    @Override
+    public boolean isLinkUp() {
+        return !link.isDown();
+    }
+
+    @Override
+    public int resetConnections() {
+        checkNotClosed("resetConnections");
+        int n = transport().resetConnections("connection reset (injected)");
+        ras.connectionsReset.addAtomic(n);
+        trace(AdapterRas.CONNECTIONS_RESET, n, "connections reset");
+        recordError(this, "connections reset (injected): " + n + " TCP connection(s) aborted with RST");
+        return n;
+    }
+
+    private void checkNotClosed(String what) {
+        if (isClosed()) {
+            throw new ResourceClosedException(what + ": adapter " + name() + " is closed");
+        }
+    }
+
+    private void trace(dev.tandem.ras.TraceEvent event, long a, String text) {
+        if (ras.cm.enabled(TraceLevel.RARE)) {
+            ras.cm.record(TraceLevel.RARE, event, a, 0, 0, 0, text);
+        }
+    }
+
+    /** The adapter's link (fault injection): the engine, listeners and connect ask it before they move a byte. */
+    Link link() {
+        return link;
     }
 
     /** The resources open on this adapter right now, oldest first, each with its owner. */

@@ -51,7 +51,8 @@ final class Mpa {
     /**
      * The initiator's side: TCP connect, Request, Reply, all within {@code timeout} from the call, however
      * slowly the peer answers. A deadline that passes is counted ({@code connect timeouts}) and recorded in
-     * the error log, and the connection is closed.
+     * the error log, and the connection is closed. While the adapter's link is down nothing moves: the
+     * connect waits for the link (without spinning) and times out as it would against a black hole.
      */
     static Outcome connect(IwarpDevice device, IwQueuePair qp, InetSocketAddress remote, byte[] privateData, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -61,7 +62,11 @@ final class Mpa {
         if (ras.cm.enabled(TraceLevel.RARE)) {
             ras.cm.record(TraceLevel.RARE, AdapterRas.CONNECT, qp.qpNumber(), remote.getPort(), 0, 0, remote.getAddress().getHostAddress());
         }
+        Link link = device.link();
         try {
+            if (!awaitLink(link, deadline)) {
+                throw timedOut(device, remote, timeout, "TCP connect", null);
+            }
             ch = SocketChannel.open();
             ch.bind(new InetSocketAddress(device.config().localAddress(), 0));
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
@@ -75,7 +80,7 @@ final class Mpa {
             NodeKeyExchange keys = device.nodeKeys();
             MpaFrame request = new MpaFrame(false, false, device.config().crc(), false, true, 2,
                     EnhancedParameters.of(ird, ord).prepend(keys == null ? privateData : keys.own().prepend(privateData)));
-            MpaFrame reply = exchange(ch, request, deadline);
+            MpaFrame reply = exchange(ch, request, deadline, link);
             if (reply == null) {
                 throw timedOut(device, remote, timeout, "MPA Reply", null);
             }
@@ -103,7 +108,17 @@ final class Mpa {
         } catch (IOException e) {
             throw new ConnectionException("connecting to " + remote + " failed: " + e.getMessage(), e);
         } finally {
-            closeQuietly(ch);
+            link.close(ch);
+        }
+    }
+
+    /** Waits until the link is up or the deadline passed; true when it is up. */
+    private static boolean awaitLink(Link link, long deadline) {
+        try {
+            return link.awaitUp(deadline);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 
@@ -146,15 +161,19 @@ final class Mpa {
     /**
      * Sends {@code request} and reads the whole Reply on {@code ch}, made non-blocking, waiting on a selector
      * of its own until {@code deadline}: a peer that trickles its Reply holds the caller no longer than
-     * that. Returns null when the deadline passed first; the channel stays non-blocking, as the engine uses it.
+     * that; while the link is down it waits for the link instead. Returns null when the deadline passed
+     * first; the channel stays non-blocking, as the engine uses it.
      */
-    private static MpaFrame exchange(SocketChannel ch, MpaFrame request, long deadline) throws IOException {
+    private static MpaFrame exchange(SocketChannel ch, MpaFrame request, long deadline, Link link) throws IOException {
         ch.configureBlocking(false);
         ByteBuffer out = ByteBuffer.wrap(request.encode());
         MpaFrameReader reader = new MpaFrameReader(true);
         try (Selector selector = Selector.open()) {
             SelectionKey key = ch.register(selector, 0);
             while (true) {
+                if (link.isDown() && !awaitLink(link, deadline)) {
+                    return null;
+                }
                 if (out.hasRemaining()) {
                     ch.write(out);
                 }

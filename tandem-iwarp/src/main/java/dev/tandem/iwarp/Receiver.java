@@ -98,10 +98,14 @@ final class Receiver {
         ahead.clear().limit(MIN_HEADER);
     }
 
-    /** Reads and places what the socket has; returns work done. Two reads per FPDU: 16 header bytes, then the rest. */
+    /** Reads and places what the socket has (nothing while the link is down); returns work done. Two reads per FPDU: 16 header bytes, then the rest. */
     int poll() {
         if (c.isClosed() || qp.inError()) {
             flushReceive(CompletionStatus.WR_FLUSH_ERR);
+            return 0;
+        }
+        if (c.link.isDown()) {
+            // a black hole: what the peer sends waits in the socket until the link is up
             return 0;
         }
         int work = 0;

@@ -126,8 +126,14 @@ final class Transmitter {
         return terminateSent;
     }
 
-    /** Transmits what it can without blocking; returns a count of work done (0 when idle or busy elsewhere). */
+    /**
+     * Transmits what it can without blocking; returns a count of work done (0 when idle, busy elsewhere,
+     * or the link is down: then everything stays as it is, to go out once the link is up).
+     */
     int poll() {
+        if (c.link.isDown()) {
+            return 0;
+        }
         int work = 0;
         while (busy.compareAndSet(false, true)) {
             try {
@@ -154,9 +160,9 @@ final class Transmitter {
         return c.pendingTerminate != null && !terminateSent || current != null || c.irq.peek() != null || sq.peekTx() != null;
     }
 
-    /** True while FPDUs wait for socket space, or work is queued that nobody has picked up. */
+    /** True while FPDUs wait for socket space, or work is queued that nobody has picked up; never while the link is down. */
     boolean hasPendingOutput() {
-        return written < fpdus || (!blocked && hasWork());
+        return !c.link.isDown() && (written < fpdus || (!blocked && hasWork()));
     }
 
     private int run() throws IOException {

@@ -19,7 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * What one iWARP adapter reports into the process's RAS file beside what the kit's
  * {@link ResourceRas} reports for every adapter (resource counters, completions per status, errors):
  * its counters (messages per opcode, connection management, Terminates per code, CRC and framing
- * errors, frames and set-ups refused for a peer's earlier incarnation) and the trace
+ * errors, frames and set-ups refused for a peer's earlier incarnation, link faults injected) and the trace
  * components {@code iwarp.cm}, {@code iwarp.rx}, {@code iwarp.tx} and {@code verbs.qp}. Counters
  * written from several threads use atomic adds; the per-QP counters ({@link QpCounters}) have one
  * writer each.
@@ -41,6 +41,12 @@ public final class AdapterRas implements AutoCloseable {
     /** Level 5: a listener closed a pending handshake (port, reason, bytes of the Request received, source address). */
     public static final TraceEvent HANDSHAKE_DROP = TraceEvent.of("hs-drop");
     public static final TraceEvent FAULT = TraceEvent.of("fault");
+    /** Level 2: the adapter's link went down (injected; sockets whose close waits for the link). */
+    public static final TraceEvent LINK_DOWN = TraceEvent.of("link-dn");
+    /** Level 2: the adapter's link came up (injected; sockets closed that waited for it). */
+    public static final TraceEvent LINK_UP = TraceEvent.of("link-up");
+    /** Level 2: every connection of the adapter was reset (injected; how many). */
+    public static final TraceEvent CONNECTIONS_RESET = TraceEvent.of("conn-rst");
     public static final TraceEvent TERMINATE = TraceEvent.of("term");
     public static final TraceEvent FPDU_SENT = TraceEvent.of("fpdu-tx");
     public static final TraceEvent FPDU_RECEIVED = TraceEvent.of("fpdu-rx");
@@ -84,6 +90,11 @@ public final class AdapterRas implements AutoCloseable {
     public final Counter oldIncarnationFramesDropped;
     /** Connection set-ups refused because the peer presented (or answered with) a key of an earlier life of its node. */
     public final Counter oldIncarnationSetupsRefused;
+    /** Times the link went down, and up again ({@link dev.tandem.verbs.LinkControl}, injected). */
+    public final Counter linkDowns;
+    public final Counter linkUps;
+    /** Connections aborted with an RST by an injected reset ({@link dev.tandem.verbs.LinkControl#resetConnections()}). */
+    public final Counter connectionsReset;
     private final Map<TerminateCode, Counter> terminatesSent = new ConcurrentHashMap<>();
     private final Map<TerminateCode, Counter> terminatesReceived = new ConcurrentHashMap<>();
     private final List<Counter> all = new ArrayList<>();
@@ -119,6 +130,9 @@ public final class AdapterRas implements AutoCloseable {
         acceptFailures = counter("tcp accept failures");
         oldIncarnationFramesDropped = counter("old incarnation frames dropped");
         oldIncarnationSetupsRefused = counter("old incarnation set-ups refused");
+        linkDowns = counter("link down");
+        linkUps = counter("link up");
+        connectionsReset = counter("connections reset");
     }
 
     private Counter counter(String name) {
