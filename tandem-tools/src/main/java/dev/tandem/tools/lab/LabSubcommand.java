@@ -9,6 +9,7 @@ import picocli.CommandLine.Spec;
 import java.io.PrintWriter;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 
 /**
  * What every {@code tandem lab} subcommand does the same way: check its arguments (no root needed: bad
@@ -71,7 +72,7 @@ abstract class LabSubcommand implements Callable<Integer> {
     abstract int work(PrintWriter out, Ip ip);
 
     /** Runs {@code check}, turning its {@link IllegalArgumentException} into bad usage (exit 2) with the same message. */
-    final <T> T usage(java.util.function.Supplier<T> check) {
+    final <T> T usage(Supplier<T> check) {
         try {
             return check.get();
         } catch (IllegalArgumentException e) {

@@ -1,7 +1,6 @@
 package dev.tandem.tools.lab;
 
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.Objects;
 
 /**
  * What {@code lab fail} and {@code lab heal} act on: an adapter's cable, a fabric's switch, or (switchless)
@@ -50,8 +49,8 @@ public sealed interface Target permits Target.Adapter, Target.Switch, Target.Cab
     /** The cable between two adapters (switchless labs): failing it takes both ends down. */
     record Cable(Adapter one, Adapter other) implements Target {
         public Cable {
-            java.util.Objects.requireNonNull(one, "one");
-            java.util.Objects.requireNonNull(other, "other");
+            Objects.requireNonNull(one, "one");
+            Objects.requireNonNull(other, "other");
         }
 
         @Override
@@ -66,35 +65,6 @@ public sealed interface Target permits Target.Adapter, Target.Switch, Target.Cab
      * @throws IllegalArgumentException naming the text and the {@link #FORMS valid forms}
      */
     static Target parse(String text) {
-        String t = text == null ? "" : text.strip();
-        Matcher m = Forms.SWITCH.matcher(t);
-        if (m.matches()) {
-            return new Switch(Integer.parseInt(m.group(1)));
-        }
-        m = Forms.ADAPTER.matcher(t);
-        if (m.matches()) {
-            return adapter(m, 1);
-        }
-        m = Forms.CABLE.matcher(t);
-        if (m.matches()) {
-            return new Cable(adapter(m, 1), adapter(m, 3));
-        }
-        throw new IllegalArgumentException("'" + text + "' is not a lab target: give " + FORMS);
-    }
-
-    private static Adapter adapter(Matcher m, int group) {
-        return new Adapter(Integer.parseInt(m.group(group)), Integer.parseInt(m.group(group + 1)));
-    }
-
-    /** The patterns of {@link #parse}; numbers start at 1, without leading zeros. */
-    final class Forms {
-        private static final String NUMBER = "([1-9][0-9]{0,2})";
-        private static final String ADAPTER_FORM = "(?:h|host)" + NUMBER + "\\.a" + NUMBER;
-        static final Pattern ADAPTER = Pattern.compile(ADAPTER_FORM);
-        static final Pattern SWITCH = Pattern.compile("switch" + NUMBER);
-        static final Pattern CABLE = Pattern.compile(ADAPTER_FORM + "-" + ADAPTER_FORM);
-
-        private Forms() {
-        }
+        return TargetForms.parse(text);
     }
 }

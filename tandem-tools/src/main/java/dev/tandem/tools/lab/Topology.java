@@ -1,5 +1,7 @@
 package dev.tandem.tools.lab;
 
+import java.util.Locale;
+
 /** How a lab's hosts are cabled. */
 public enum Topology {
     /**
@@ -12,6 +14,6 @@ public enum Topology {
 
     /** The word used on the command line and in output: {@code switched} or {@code switchless}. */
     public String word() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 }

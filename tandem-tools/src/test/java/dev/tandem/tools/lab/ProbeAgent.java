@@ -90,7 +90,7 @@ public final class ProbeAgent {
                     }
                 }
                 selector.selectedKeys().clear();
-                selector.selectNow();
+                selector.selectNow();   // drops the cancelled keys from keys(), which ends the loop when all are done
             }
         } finally {
             for (SocketChannel ch : channels) {
