@@ -41,7 +41,8 @@ abstract class LabSubcommand implements Callable<Integer> {
         usage(() -> LabPlan.checkPrefix(prefix));
         validate();
         PrintWriter err = spec.commandLine().getErr();
-        Optional<String> refusal = lab.preflight().refusal();
+        LabPreflight preflight = lab.preflight();
+        Optional<String> refusal = preflight.refusal();
         if (refusal.isPresent()) {
             spec.commandLine().getOut().flush();
             err.println(refusal.get());
@@ -50,7 +51,7 @@ abstract class LabSubcommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         try {
-            return work(out, lab.preflight().ipRunner());
+            return work(out, preflight.ipRunner());
         } catch (LabException e) {
             out.flush();
             err.println("tandem " + spec.qualifiedName().replaceFirst("^tandem ", "") + ": error: " + e.getMessage());
