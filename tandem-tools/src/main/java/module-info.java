@@ -10,6 +10,7 @@ module dev.tandem.tools {
     opens dev.tandem.tools to info.picocli;
     opens dev.tandem.tools.demo to info.picocli;
     opens dev.tandem.tools.dump to info.picocli;
+    opens dev.tandem.tools.lab to info.picocli;
     opens dev.tandem.tools.perf to info.picocli;
     opens dev.tandem.tools.ras to info.picocli;
 }

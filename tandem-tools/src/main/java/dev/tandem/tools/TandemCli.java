@@ -2,6 +2,7 @@ package dev.tandem.tools;
 
 import dev.tandem.tools.demo.DemoCommand;
 import dev.tandem.tools.dump.DumpCommand;
+import dev.tandem.tools.lab.LabCommand;
 import dev.tandem.tools.perf.PerfCommand;
 import dev.tandem.tools.ras.ErrorsCommand;
 import dev.tandem.tools.ras.StatCommand;
@@ -17,7 +18,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "tandem",
         description = "Tandem: a pure-Java RDMA stack with a software iWARP NIC over TCP.",
         subcommands = {DemoCommand.class, PerfCommand.class, StatCommand.class, ErrorsCommand.class, TraceCommand.class,
-                DumpCommand.class},
+                DumpCommand.class, LabCommand.class},
         footer = {"", "Run 'tandem COMMAND --help' for a command's options."})
 public final class TandemCli implements Runnable {
     @Spec
