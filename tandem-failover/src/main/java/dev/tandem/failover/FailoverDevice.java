@@ -65,6 +65,7 @@ public final class FailoverDevice implements RdmaDevice {
     /** Where the adapter CQs of every first-level CQ report, for the monitor. */
     final CompletionChannel adapterEvents = new CompletionChannel();
     private final Monitor monitor;
+    private final List<FailoverWatch> watches = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
     private FailoverDevice(FailoverConfig config, StagSource stags) {
@@ -159,6 +160,33 @@ public final class FailoverDevice implements RdmaDevice {
                 m.maxMemoryRegions() - pds - qps - srqs, m.maxMessageSize() - FailoverHeader.LENGTH,
                 m.maxInlineData() - FailoverHeader.LENGTH, m.maxIrd() - 1, m.maxOrd() - 1,
                 m.maxPrivateData() - Hello.overhead(node, listen), m.maxCompletionQueues() - RESERVED, srqs, pds);
+    }
+
+    /** The adapters this device runs over, by index (to inject faults into them: {@code AdapterControl}, {@code LinkControl}). */
+    public List<RdmaDevice> adapters() {
+        return List.of(adapters);
+    }
+
+    /** This node's name. */
+    public String nodeName() {
+        return config.nodeName();
+    }
+
+    /** A queue of its own that gets every {@link FailoverEvent} from now on. */
+    public FailoverWatch watch() {
+        FailoverWatch w = new FailoverWatch(this);
+        watches.add(w);
+        return w;
+    }
+
+    void unwatch(FailoverWatch w) {
+        watches.remove(w);
+    }
+
+    void tell(FailoverEvent e) {
+        for (FailoverWatch w : watches) {
+            w.offer(e);
+        }
     }
 
     // ---------------------------------------------------------------- what the layer's parts ask

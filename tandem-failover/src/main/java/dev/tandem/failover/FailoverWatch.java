@@ -1,0 +1,43 @@
+package dev.tandem.failover;
+
+import java.time.Duration;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/** One watcher's own queue of {@link FailoverEvent}s, from when it was made until it is closed. */
+public final class FailoverWatch implements AutoCloseable {
+    private static final int CAPACITY = 4096;
+    private final LinkedBlockingQueue<FailoverEvent> queue = new LinkedBlockingQueue<>(CAPACITY);
+    private final FailoverDevice device;
+    private volatile long dropped;
+
+    FailoverWatch(FailoverDevice device) {
+        this.device = device;
+    }
+
+    void offer(FailoverEvent e) {
+        if (!queue.offer(e)) {
+            dropped++;
+        }
+    }
+
+    /** The next event, waiting up to {@code timeout}; null when none came in time. */
+    public FailoverEvent poll(Duration timeout) {
+        try {
+            return queue.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /** Events this watch could not hold (nobody took them). */
+    public long dropped() {
+        return dropped;
+    }
+
+    @Override
+    public void close() {
+        device.unwatch(this);
+    }
+}
