@@ -3,6 +3,7 @@ package dev.tandem.iwarp;
 import dev.tandem.iwarp.wire.TerminateCode;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.QpFailure;
 
 /**
  * Why a QP goes to ERROR and what that implies: the Terminate to send (if we found the fault),
@@ -16,13 +17,15 @@ import dev.tandem.verbs.CompletionStatus;
  * @param vendorError   {@code layer<<12|etype<<8|ecode} of the Terminate, or 0
  * @param event         async event to raise, or null
  * @param detail        what happened
+ * @param kind          the kind of cause, as {@link dev.tandem.verbs.QueuePair#failure()} tells it
  */
 record Failure(TerminateCode terminate, int segmentLength, byte[] offending, boolean rdmapIncluded, CompletionStatus headStatus,
-               int vendorError, AsyncEventType event, String detail) {
+               int vendorError, AsyncEventType event, String detail, QpFailure.Kind kind) {
 
     /** A fault this side found in what the peer sent: answer with a Terminate. */
     static Failure detected(TerminateCode code, int segmentLength, byte[] offending, boolean rdmapIncluded, String detail) {
-        return new Failure(code, segmentLength, offending, rdmapIncluded, null, code.bits(), eventFor(code), detail + ": " + code.describe());
+        return new Failure(code, segmentLength, offending, rdmapIncluded, null, code.bits(), eventFor(code), detail + ": " + code.describe(),
+                code.layer() == TerminateCode.Layer.LLP ? QpFailure.Kind.TRANSPORT : QpFailure.Kind.LOCAL_ERROR);
     }
 
     /** The peer sent us a Terminate. */
@@ -30,17 +33,24 @@ record Failure(TerminateCode terminate, int segmentLength, byte[] offending, boo
         CompletionStatus status = code == null ? CompletionStatus.REM_OP_ERR : statusFor(code);
         String what = code == null ? String.format("unknown code 0x%04x", bits) : code.describe();
         return new Failure(null, 0, null, false, status, bits, code == null ? AsyncEventType.QP_FATAL : eventFor(code),
-                "peer sent Terminate " + what);
+                "peer sent Terminate " + what,
+                code != null && code.layer() == TerminateCode.Layer.LLP ? QpFailure.Kind.TRANSPORT : QpFailure.Kind.REMOTE_ERROR);
     }
 
-    /** The connection went away under us. */
+    /** The connection went away under us (closed by the peer in order when {@code event} is DISCONNECTED). */
     static Failure lost(AsyncEventType event, String detail) {
-        return new Failure(null, 0, null, false, null, 0, event, detail);
+        return new Failure(null, 0, null, false, null, 0, event, detail,
+                event == AsyncEventType.DISCONNECTED ? QpFailure.Kind.PEER_CLOSED : QpFailure.Kind.TRANSPORT);
+    }
+
+    /** This side's own work failed (a local check at transmit, a CQ that overflowed): no Terminate, QP_FATAL. */
+    static Failure localFault(String detail) {
+        return new Failure(null, 0, null, false, null, 0, AsyncEventType.QP_FATAL, detail, QpFailure.Kind.LOCAL_ERROR);
     }
 
     /** The consumer asked for ERROR (modify or disconnect). */
     static Failure local(String detail) {
-        return new Failure(null, 0, null, false, null, 0, null, detail);
+        return new Failure(null, 0, null, false, null, 0, null, detail, QpFailure.Kind.CONSUMER);
     }
 
     /**
@@ -49,7 +59,7 @@ record Failure(TerminateCode terminate, int segmentLength, byte[] offending, boo
      * Terminate, yet it is an access error here (siw raises IB_EVENT_QP_ACCESS_ERR for it).
      */
     Failure withEvent(AsyncEventType e) {
-        return new Failure(terminate, segmentLength, offending, rdmapIncluded, headStatus, vendorError, e, detail);
+        return new Failure(terminate, segmentLength, offending, rdmapIncluded, headStatus, vendorError, e, detail, kind);
     }
 
     /**
@@ -57,7 +67,7 @@ record Failure(TerminateCode terminate, int segmentLength, byte[] offending, boo
      * {@code WR_FLUSH_ERR}: a Read whose sink the application gave back fails locally.
      */
     Failure withHeadStatus(CompletionStatus status) {
-        return new Failure(terminate, segmentLength, offending, rdmapIncluded, status, vendorError, event, detail);
+        return new Failure(terminate, segmentLength, offending, rdmapIncluded, status, vendorError, event, detail, kind);
     }
 
     static CompletionStatus statusFor(TerminateCode code) {

@@ -20,6 +20,7 @@ import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.InvalidStateException;
 import dev.tandem.verbs.PeerIncarnation;
 import dev.tandem.verbs.ProtectionDomain;
+import dev.tandem.verbs.QpFailure;
 import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.ReceiveRequest;
@@ -47,6 +48,8 @@ final class IwQueuePair implements KitQueuePair, QpContext {
     private final SendQueue.Emitter sendEmitter = this::emitSend;
     private volatile Connection connection;
     private volatile boolean closed;
+    /** Why the QP went to ERROR (set before its work is flushed), null outside ERROR. */
+    private volatile QpFailure failure;
     /** Set by {@link #close} before it fails the QP: a QP being closed raises no DISCONNECTED. */
     private volatile boolean closing;
     /** An error the engine found on this QP, reported once by the next post (see {@link AsyncErrorException}). */
@@ -220,14 +223,14 @@ final class IwQueuePair implements KitQueuePair, QpContext {
 
     private void emitSend(WorkRequest wr, CompletionStatus status, int vendorError, long emittingPosition) {
         if (!core.completeSend(wr, status, vendorError, emittingPosition)) {
-            fail(Failure.lost(AsyncEventType.QP_FATAL, "send completion queue overflowed"));
+            fail(Failure.localFault("send completion queue overflowed"));
         }
     }
 
     @Override
     public void completeReceive(ReceiveRequest r, CompletionStatus status, long length, int flags, int invalidated, int vendorError) {
         if (!core.completeReceive(r, status, length, flags, invalidated, vendorError)) {
-            fail(Failure.lost(AsyncEventType.QP_FATAL, "receive completion queue overflowed"));
+            fail(Failure.localFault("receive completion queue overflowed"));
         }
     }
 
@@ -244,7 +247,7 @@ final class IwQueuePair implements KitQueuePair, QpContext {
         if (status != CompletionStatus.SUCCESS) {
             // a local error: QP_FATAL (QP_REQUEST_ERROR names a peer's invalid request); fail() logs
             // the error before it completes the slot, so whoever sees the completion sees the log
-            fail(Failure.lost(AsyncEventType.QP_FATAL, "local " + wr.getClass().getSimpleName() + " wrId " + wr.wrId() + " failed: " + status));
+            fail(Failure.localFault("local " + wr.getClass().getSimpleName() + " wrId " + wr.wrId() + " failed: " + status));
         }
         sq.complete(sendEmitter);
     }
@@ -305,6 +308,7 @@ final class IwQueuePair implements KitQueuePair, QpContext {
                 }
                 connection = null;
                 core.moveTo(QpState.RESET);
+                failure = null;
             }
             case RTS -> {
                 Connection c = connection;
@@ -316,6 +320,11 @@ final class IwQueuePair implements KitQueuePair, QpContext {
             }
             default -> core.moveTo(target);
         }
+    }
+
+    @Override
+    public java.util.Optional<QpFailure> failure() {
+        return java.util.Optional.ofNullable(failure);
     }
 
     /** Moves to ERROR once: Terminate or close, flush both queues, raise the event. */
@@ -333,6 +342,10 @@ final class IwQueuePair implements KitQueuePair, QpContext {
     @Override
     public void fail(Failure f, Runnable inProgress) {
         QpState prev = core.enterError();
+        if (prev != QpState.ERROR) {
+            // before anything completes: whoever sees a flushed completion can ask why
+            failure = new QpFailure(f.kind(), f.detail());
+        }
         if (prev == QpState.ERROR) {
             if (inProgress != null) {
                 inProgress.run();
@@ -394,7 +407,7 @@ final class IwQueuePair implements KitQueuePair, QpContext {
 
     private void flushReceives() {
         if (!core.flushReceives()) {
-            fail(Failure.lost(AsyncEventType.QP_FATAL, "receive completion queue overflowed"));
+            fail(Failure.localFault("receive completion queue overflowed"));
         }
     }
 

@@ -127,6 +127,12 @@ final class IwTransport implements Transport {
     public void adapterFailed(String cause, List<LiveResource> live) {
         for (LiveResource r : live) {
             if (r.resource() instanceof IwQueuePair qp) {
+                // a failed adapter does not close its connections in order: its peers see them reset
+                // (through a downed link nothing goes out: the close waits for the link, as any close does)
+                Connection c = qp.connection();
+                if (c != null && !device.link().isDown()) {
+                    c.abort();
+                }
                 qp.fail(Failure.lost(AsyncEventType.QP_FATAL, "adapter " + device.name() + " failed: " + cause));
             }
         }

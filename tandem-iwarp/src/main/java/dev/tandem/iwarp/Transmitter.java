@@ -347,7 +347,7 @@ final class Transmitter {
         WorkRequest wr = current;
         current = null;
         sq.finish(currentPos, CompletionStatus.LOC_PROT_ERR, 0);
-        qp.fail(Failure.lost(dev.tandem.verbs.AsyncEventType.QP_FATAL, wr.getClass().getSimpleName() + " wrId " + wr.wrId()
+        qp.fail(Failure.localFault(wr.getClass().getSimpleName() + " wrId " + wr.wrId()
                 + " gathers from a region deregistered after it was posted: local protection error"));
     }
 

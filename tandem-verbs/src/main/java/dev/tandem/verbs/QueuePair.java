@@ -53,6 +53,14 @@ public interface QueuePair extends AutoCloseable {
     /** Outbound RDMA Reads this side may have outstanding (negotiated). */
     int ord();
 
+    /**
+     * Why the QP went to ERROR, once it is there (until a move to RESET); empty while it is not, or
+     * where the provider does not tell causes apart.
+     */
+    default java.util.Optional<QpFailure> failure() {
+        return java.util.Optional.empty();
+    }
+
     @Override
     void close();
 }
