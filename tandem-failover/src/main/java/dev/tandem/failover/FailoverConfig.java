@@ -17,12 +17,19 @@ import java.util.List;
  * @param proofEvery a proof (an RDMA Read that shows the peer holds what came before it) follows at
  *                   the latest every this many Sends and Writes
  * @param proofAfter a proof follows at the latest this long after the oldest Send or Write it covers
+ * @param heartbeat  how often each path of a connection is probed (an RDMA Read of the peer's proof region)
+ * @param misses     a path whose probe stays unanswered this many heartbeats is a silent link: it fails over
  */
-public record FailoverConfig(String nodeName, List<String> adapters, Topology topology, int proofEvery, Duration proofAfter) {
+public record FailoverConfig(String nodeName, List<String> adapters, Topology topology, int proofEvery, Duration proofAfter,
+                             Duration heartbeat, int misses) {
     /** Default {@link #proofEvery}. */
     public static final int PROOF_EVERY = 16;
     /** Default {@link #proofAfter}. */
     public static final Duration PROOF_AFTER = Duration.ofMillis(1);
+    /** Default {@link #heartbeat}. */
+    public static final Duration HEARTBEAT = Duration.ofMillis(50);
+    /** Default {@link #misses}: with the default heartbeat, a silent link is found after 150 to 200 ms. */
+    public static final int MISSES = 3;
 
     public FailoverConfig {
         NodeKeyTable.checkName(nodeName);
@@ -45,22 +52,38 @@ public record FailoverConfig(String nodeName, List<String> adapters, Topology to
         if (proofAfter == null || proofAfter.isNegative() || proofAfter.isZero()) {
             throw new InvalidArgumentException("proofAfter " + proofAfter + " must be positive");
         }
+        if (heartbeat == null || heartbeat.toMillis() < 1) {
+            throw new InvalidArgumentException("heartbeat " + heartbeat + " must be 1 ms or more");
+        }
+        if (misses < 1) {
+            throw new InvalidArgumentException("misses " + misses + " must be 1 or more");
+        }
+    }
+
+    /** How long a path may stay silent before it fails over: {@code heartbeat * misses}. */
+    public Duration detection() {
+        return heartbeat.multipliedBy(misses);
     }
 
     /** A switched node {@code nodeName} over {@code adapters} with the default proof batching. */
     public static FailoverConfig of(String nodeName, List<String> adapters) {
-        return new FailoverConfig(nodeName, adapters, Topology.SWITCHED, PROOF_EVERY, PROOF_AFTER);
+        return new FailoverConfig(nodeName, adapters, Topology.SWITCHED, PROOF_EVERY, PROOF_AFTER, HEARTBEAT, MISSES);
     }
 
     public FailoverConfig withTopology(Topology t) {
-        return new FailoverConfig(nodeName, adapters, t, proofEvery, proofAfter);
+        return new FailoverConfig(nodeName, adapters, t, proofEvery, proofAfter, heartbeat, misses);
     }
 
     public FailoverConfig withProofEvery(int n) {
-        return new FailoverConfig(nodeName, adapters, topology, n, proofAfter);
+        return new FailoverConfig(nodeName, adapters, topology, n, proofAfter, heartbeat, misses);
     }
 
     public FailoverConfig withProofAfter(Duration d) {
-        return new FailoverConfig(nodeName, adapters, topology, proofEvery, d);
+        return new FailoverConfig(nodeName, adapters, topology, proofEvery, d, heartbeat, misses);
+    }
+
+    /** These settings with a path probed every {@code interval}, failing over after {@code missed} unanswered probes. */
+    public FailoverConfig withHeartbeat(Duration interval, int missed) {
+        return new FailoverConfig(nodeName, adapters, topology, proofEvery, proofAfter, interval, missed);
     }
 }

@@ -57,7 +57,7 @@ final class FailoverConnectionRequest implements ConnectionRequest {
             throw new InvalidArgumentException("private data of " + data.length + " bytes exceeds the maximum of " + max
                     + " (DeviceAttributes.maxPrivateData)");
         }
-        under.reject(new Hello(Hello.REJECT, adapter, hello.connectionId(), 0, 0, 0, 0, listener.device().keys().incarnation(), 0,
+        under.reject(new Hello(Hello.REJECT, adapter, hello.connectionId(), 0, 0, 0, 0, listener.device().keys().incarnation(), 0, 0,
                 listener.device().config().nodeName(), List.of(), data).encode());
     }
 

@@ -11,6 +11,7 @@ import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.InvalidStateException;
 import dev.tandem.verbs.LocalProtectionException;
 import dev.tandem.verbs.ProtectionDomain;
+import dev.tandem.verbs.QpFailure;
 import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueueFullException;
 import dev.tandem.verbs.QueuePair;
@@ -48,7 +49,11 @@ final class FailoverQueuePair implements QueuePair {
     /** Send-queue slots of an adapter QP beyond twice the application's: proofs. */
     static final int PROOF_SLOTS = 16;
     /** Tags a proof's work request id: the rest is the last send position it covers. */
-    private static final long PROOF = 1L << 62;
+    static final long PROOF = 1L << 62;
+    /** Tags a heartbeat's work request id: the rest is the path. */
+    static final long HEARTBEAT = 1L << 61;
+    /** Tags the layer's own requests (mailbox writes, re-bound windows, invalidates replayed): their completions are dropped. */
+    static final long CONTROL = 1L << 60;
     private static final SecureRandom IDS = new SecureRandom();
     /** How long a post waits for the path it needs (set up by the peer's later paths, or a fail-over). */
     private static final Duration PATH_WAIT = Duration.ofSeconds(5);
@@ -63,7 +68,22 @@ final class FailoverQueuePair implements QueuePair {
     private final QueuePair[] under;
     /** The peer's adapter index at the other end of each path, -1 while none. */
     private final int[] peerOf;
-    private final int recvAdapter;
+    /** This side's adapter where receives are posted (moves in a fail-over). */
+    private volatile int recvAdapter;
+    /** Paths that failed (their QP is stale: late completions are dropped, nothing more is posted there). */
+    private final boolean[] pathDead;
+    /** Per path: when its heartbeat went out, 0 while none is outstanding. */
+    private final long[] heartbeatSent;
+    private final Mailbox mailbox;
+    /** The fail-over of this connection in progress, or null. */
+    private volatile Migration migration;
+    private int epochs;
+    private int peerReportEpoch;
+    private int peerMigratedEpoch;
+    /** This side connected (the other accepted): it chooses the path of a fail-over. */
+    private boolean connectedActively;
+    /** Completions of stale QPs dropped, Sends dropped as duplicates, headers of another incarnation. */
+    private final java.util.concurrent.atomic.AtomicLong staleDropped = new java.util.concurrent.atomic.AtomicLong();
     private final Arena arena = Arena.ofShared();
     private final MemorySegment sendHeaderSegment;
     private final FailoverMemoryRegion sendHeaders;
@@ -114,12 +134,15 @@ final class FailoverQueuePair implements QueuePair {
         this.under = new QueuePair[device.adapterCount()];
         this.peerOf = new int[device.adapterCount()];
         java.util.Arrays.fill(peerOf, -1);
+        this.pathDead = new boolean[device.adapterCount()];
+        this.heartbeatSent = new long[device.adapterCount()];
         this.sendLog = new SendLog(config.sendDepth());
         device.limits.take(ResourceLimits.Kind.QUEUE_PAIR);
         boolean attachedSend = false;
         boolean attachedReceive = false;
         ReceiveLog rl = null;
         FailoverMemoryRegion sh = null;
+        Mailbox mb = null;
         try {
             if (!sendCq.attach(this, true)) {
                 throw new ResourceClosedException("the send CQ is closed; create the QP with an open CQ");
@@ -132,6 +155,7 @@ final class FailoverQueuePair implements QueuePair {
             this.sendHeaderSegment = arena.allocate((long) config.sendDepth() * FailoverHeader.LENGTH, 8);
             sh = pd.registerInternal(sendHeaderSegment, Access.LOCAL_WRITE);
             rl = srq == null ? new ReceiveLog(pd, 2 * config.receiveDepth()) : null;
+            mb = new Mailbox(pd);
             for (int k = 0; k < under.length; k++) {
                 if (pd.under(k) != null && sendCq.under(k) != null && receiveCq.under(k) != null && device.usable(k)) {
                     under[k] = pd.under(k).createQueuePair(adapterConfig(k));
@@ -150,6 +174,9 @@ final class FailoverQueuePair implements QueuePair {
             if (sh != null) {
                 sh.close();
             }
+            if (mb != null) {
+                mb.close();
+            }
             arena.close();
             if (attachedSend) {
                 sendCq.detach(this, true);
@@ -162,6 +189,7 @@ final class FailoverQueuePair implements QueuePair {
         }
         this.sendHeaders = sh;
         this.receiveLog = rl;
+        this.mailbox = mb;
     }
 
     private void checkConfig(QueuePairConfig c) {
@@ -193,13 +221,13 @@ final class FailoverQueuePair implements QueuePair {
         return c;
     }
 
-    /** Adapter k's QP: room for the header element, the proofs, and the proof's Read each way. */
+    /** Adapter k's QP: room for the header element, the proofs, and the proof's and heartbeat's Reads each way. */
     private QueuePairConfig adapterConfig(int k) {
         return new QueuePairConfig(sendCq.under(k), receiveCq.under(k), srq == null ? null : srq.under(k),
                 2 * config.sendDepth() + PROOF_SLOTS, srq == null ? config.receiveDepth() : 1,
                 config.maxSendSge() + 1, config.maxReceiveSge() + 1,
                 config.maxInlineData() == 0 ? 0 : config.maxInlineData() + FailoverHeader.LENGTH,
-                config.ird() + 1, config.ord() + 1, false);
+                config.ird() + 2, config.ord() + 2, false);
     }
 
     // ---------------------------------------------------------------- connection set-up
@@ -237,6 +265,7 @@ final class FailoverQueuePair implements QueuePair {
             connectionId = id;
             peer = theirs;
             firstPath = first;
+            connectedActively = true;
             peerOf[first] = theirs.pathIndex();
             negotiatedOrd = Math.min(config.ord(), theirs.ird());
             negotiatedIrd = Math.min(config.ird(), theirs.ord());
@@ -258,6 +287,7 @@ final class FailoverQueuePair implements QueuePair {
         } finally {
             lock.unlock();
         }
+        device.monitor().connected(this);
         return theirs.data();
     }
 
@@ -390,6 +420,7 @@ final class FailoverQueuePair implements QueuePair {
         } finally {
             lock.unlock();
         }
+        device.monitor().connected(this);
     }
 
     /** The peer set up another path of this connection, arriving on adapter {@code k}. */
@@ -414,7 +445,7 @@ final class FailoverQueuePair implements QueuePair {
     /** The hello of this side for a path on adapter {@code k}. */
     Hello hello(int kind, int k, long id, List<InetSocketAddress> listening, byte[] data) {
         return new Hello(kind, k, id, pd.proofRegion().rkey(), config.ird(), config.ord(), qpNumber, device.keys().incarnation(),
-                recvAdapter, device.config().nodeName(), listening, data);
+                recvAdapter, mailbox.stag(), device.config().nodeName(), listening, data);
     }
 
     private void checkPrivateData(byte[] data) {
@@ -447,8 +478,17 @@ final class FailoverQueuePair implements QueuePair {
         lock.lock();
         try {
             int k = awaitSendPath();
+            if (k < 0) {
+                lock.unlock();
+                try {
+                    flushAtOnce(request); // no path was left while the post waited
+                } finally {
+                    lock.lock();
+                }
+                return;
+            }
             int messageId = isSend(request) ? sentMessageId + 1 : 0;
-            long seq = sendLog.add(request);
+            long seq = sendLog.add(request, messageId);
             if (seq < 0) {
                 throw new QueueFullException("send queue of QP " + qpNumber + " is full (" + config.sendDepth()
                         + " requests outstanding); poll completions before posting more");
@@ -456,8 +496,12 @@ final class FailoverQueuePair implements QueuePair {
             try {
                 under[k].postSend(onAdapter(k, request, seq, messageId));
             } catch (RuntimeException e) {
-                sendLog.dropLast();
-                throw e;
+                if (!brokenPath(k)) {
+                    sendLog.dropLast();
+                    throw e;
+                }
+                // the path broke under the post: the request stays logged and goes again over the next path
+                device.monitor().failover(this, k, e.getMessage());
             }
             if (isSend(request)) {
                 sentMessageId = messageId;
@@ -542,9 +586,12 @@ final class FailoverQueuePair implements QueuePair {
     /** Waits (bounded) for the path Sends take: the peer's later paths or a fail-over may still be setting it up. Lock held. */
     private int awaitSendPath() {
         long left = PATH_WAIT.toNanos();
-        while (sendPath < 0) {
+        while (sendPath < 0 || migration != null) {
+            if (state == QpState.ERROR) {
+                return -1;
+            }
             if (left <= 0) {
-                throw new InvalidStateException("QP " + qpNumber + " has no path to the peer's receive adapter after " + PATH_WAIT);
+                throw new InvalidStateException("QP " + qpNumber + (migration != null ? " is still failing over after " : " has no path to the peer's receive adapter after ") + PATH_WAIT);
             }
             try {
                 left = pathReady.awaitNanos(left);
@@ -566,7 +613,8 @@ final class FailoverQueuePair implements QueuePair {
         lock.lock();
         try {
             long last = sendLog.lastPayload();
-            if (last <= provenPosted || sendPath < 0 || peer == null || state == QpState.RESET || state == QpState.INIT) {
+            if (last <= provenPosted || sendPath < 0 || peer == null || migration != null || state == QpState.RESET
+                    || state == QpState.INIT || pathDead[sendPath]) {
                 return;
             }
             long covers = sendLog.next() - 1;
@@ -628,13 +676,42 @@ final class FailoverQueuePair implements QueuePair {
             receiveCq.deliver(this, -1, request.wrId(), CompletionStatus.WR_FLUSH_ERR, CompletionOpcode.RECV, 0, 0, 0, 0);
             return;
         }
-        ReceiveRequest wire = receiveLog.claim(request, "receive queue of QP " + qpNumber);
+        lock.lock();
         try {
-            under[recvAdapter].postReceive(wire);
+            awaitSteady();
+            ReceiveRequest wire = receiveLog.claim(request, "receive queue of QP " + qpNumber);
+            postReceiveClaimed(wire);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Waits (bounded) while the connection fails over: its receives are moving. Lock held. */
+    private void awaitSteady() {
+        long left = PATH_WAIT.toNanos();
+        while (migration != null && left > 0) {
+            try {
+                left = pathReady.awaitNanos(left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InvalidStateException("interrupted while QP " + qpNumber + " waited for its fail-over");
+            }
+        }
+    }
+
+    private void postReceiveClaimed(ReceiveRequest wire) {
+        int k = recvAdapter;
+        try {
+            under[k].postReceive(wire);
         } catch (QueueFullException e) {
             receiveLog.unclaim((int) wire.wrId());
             throw new QueueFullException("receive queue of QP " + qpNumber + " is full (" + config.receiveDepth() + " buffers posted)");
         } catch (RuntimeException e) {
+            if (connected() && brokenPath(k)) {
+                // the path broke under the post: the receive stays logged and is posted again on the next path
+                device.monitor().failover(this, k, e.getMessage());
+                return;
+            }
             receiveLog.unclaim((int) wire.wrId());
             throw e;
         }
@@ -644,10 +721,49 @@ final class FailoverQueuePair implements QueuePair {
 
     /** A completion of adapter {@code k}'s QP, polled through {@code cq}. */
     void adapterCompletion(int k, WorkCompletion wc, FirstLevelCq cq) {
+        QueuePair q = under[k];
+        if (q == null || q.qpNumber() != wc.qpNumber()) {
+            staleDropped.incrementAndGet(); // a QP this connection left behind
+            return;
+        }
+        long id = wc.wrId();
+        boolean ok = wc.status() == CompletionStatus.SUCCESS;
+        if (wc.opcode() != CompletionOpcode.RECV && (id & (HEARTBEAT | CONTROL)) != 0) {
+            if ((id & HEARTBEAT) != 0 && ok) {
+                heartbeatSent[(int) (id & 0xFF)] = 0;
+            }
+            return;
+        }
+        if (!ok && brokenPath(k)) {
+            // the transport failed under this path: its work moves to another path, not to the application
+            device.monitor().failover(this, k, q.failure().map(f -> f.detail()).orElse("path failed"));
+            if ((id & PROOF) != 0 && wc.opcode() != CompletionOpcode.RECV) {
+                proofFailed();
+            }
+            return;
+        }
         if (wc.opcode() == CompletionOpcode.RECV) {
             receiveCompletion(wc, cq);
         } else {
             sendCompletion(wc, cq);
+        }
+    }
+
+    /** Whether path {@code k} failed in its transport (its work may go another way), not by an error of the work. */
+    boolean brokenPath(int k) {
+        if (pathDead[k]) {
+            return true;
+        }
+        QueuePair q = under[k];
+        return q == null || q.failure().map(f -> f.kind() == QpFailure.Kind.TRANSPORT).orElse(false) || !device.usable(k);
+    }
+
+    private void proofFailed() {
+        lock.lock();
+        try {
+            proofsInFlight = Math.max(0, proofsInFlight - 1);
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -669,7 +785,7 @@ final class FailoverQueuePair implements QueuePair {
             } finally {
                 lock.unlock();
             }
-            sendLog.payloadsDone(id & ~PROOF, CompletionStatus.SUCCESS);
+            sendLog.payloadsDone(id & ~PROOF, CompletionStatus.SUCCESS, true);
             proveMore = true;
         } else {
             WorkRequest wr = sendLog.request(id);
@@ -677,7 +793,7 @@ final class FailoverQueuePair implements QueuePair {
                 return;
             }
             if (!ok || wr instanceof WorkRequest.RdmaRead) {
-                sendLog.payloadsDone(id - 1, CompletionStatus.SUCCESS);
+                sendLog.payloadsDone(id - 1, CompletionStatus.SUCCESS, ok);
             }
             sendLog.done(id, wc.status(), wc.vendorError());
             proveMore = !ok; // in ERROR a proof completes at once, flushed: it settles what was sent after this
@@ -713,15 +829,306 @@ final class FailoverQueuePair implements QueuePair {
         long length = Math.max(0, wc.byteLength() - FailoverHeader.LENGTH);
         if (wc.status() == CompletionStatus.SUCCESS) {
             long at = ReceiveLog.offset(wc.wrId());
-            int id = FailoverHeader.messageId(log.segment(), at);
             if (FailoverHeader.present(log.segment(), at)) {
-                receivedMessageId = id;
+                receivedMessageId = FailoverHeader.messageId(log.segment(), at);
             }
         }
         if (!cq.deliver(this, -1, r.wrId(), wc.status(), CompletionOpcode.RECV, length, wc.invalidatedStag(), wc.flags(),
                 wc.vendorError())) {
             overflowed();
         }
+    }
+
+    // ---------------------------------------------------------------- fail-over (the monitor thread runs these)
+
+    int receivedMessageId() {
+        return receivedMessageId;
+    }
+
+    void receivedMessageId(int id) {
+        receivedMessageId = id;
+    }
+
+    /** Whether the connection is set up and not failed for good: the monitor watches its paths. */
+    boolean connected() {
+        QpState s = state;
+        return !closed && peer != null && (s == QpState.RTS || s == QpState.SQD);
+    }
+
+    boolean migrating() {
+        return migration != null;
+    }
+
+    /** Whether it uses a path on adapter {@code k}. */
+    boolean uses(int k) {
+        return k == sendPath || k == recvAdapter;
+    }
+
+    /**
+     * Path {@code k} failed ({@code cause}): a backup path is just marked dead; a path the connection
+     * uses starts a fail-over, or, with no path left, ends the connection as a plain adapter would.
+     */
+    void failover(int k, String cause) {
+        Migration m;
+        lock.lock();
+        try {
+            if (!connected() || pathDead[k]) {
+                return;
+            }
+            pathDead[k] = true;
+            heartbeatSent[k] = 0;
+            modifyQuietly(under[k], QpState.ERROR); // stale: it places nothing more
+            if (!uses(k) && migration == null) {
+                return;
+            }
+            if (migration != null && migration.path != k) {
+                return;
+            }
+            int path = choosePath();
+            if (path < 0) {
+                noPathLeft(cause);
+                return;
+            }
+            int epoch = migration == null ? ++epochs : ++epochs;
+            m = new Migration(epoch, sendPath, path, migration == null ? System.nanoTime() : migration.startNanos);
+            migration = m;
+            device.tell(new FailoverEvent.Holding(System.nanoTime(), qpNumber, k, path, cause));
+        } finally {
+            lock.unlock();
+        }
+        // what the failed adapter's CQs still hold (where they can still be read) comes first
+        sendCq.adapterEvent();
+        receiveCq.adapterEvent();
+        report(m);
+    }
+
+    /** The lowest path that works: its adapter usable, its QP connected, not dead. Lock held. */
+    private int choosePath() {
+        for (int k = 0; k < under.length; k++) {
+            if (under[k] != null && !pathDead[k] && peerOf[k] >= 0 && device.usable(k) && under[k].state() == QpState.RTS) {
+                return k;
+            }
+        }
+        return -1;
+    }
+
+    private void report(Migration m) {
+        int sent = sendLog.lastProvenMessageId();
+        int received = receivedMessageId;
+        try {
+            mailbox.send(under[m.path], peer.mailboxStag(), CONTROL | Mailbox.REPORT,
+                    new Mailbox.Record(m.epoch, Mailbox.REPORT, m.path, sent, received, device.keys().incarnation()));
+        } catch (RuntimeException e) {
+            failover(m.path, "the new path failed while the REPORT went out: " + e.getMessage());
+            return;
+        }
+        m.reported = true;
+        device.tell(new FailoverEvent.Reported(System.nanoTime(), qpNumber, sent, received));
+    }
+
+    /** Reads the mailbox: a REPORT starts or continues a fail-over, a MIGRATED finishes it. */
+    void checkMailbox() {
+        if (!connected()) {
+            return;
+        }
+        Mailbox.Record r = mailbox.read(Mailbox.REPORT);
+        if (r != null && r.epoch() != peerReportEpoch && r.incarnation() == peer.incarnation()) {
+            peerReportEpoch = r.epoch();
+            peerReported(r);
+        }
+        Migration m = migration;
+        Mailbox.Record done = mailbox.read(Mailbox.MIGRATED);
+        if (m != null && m.receivesMoved && done != null && done.epoch() != peerMigratedEpoch
+                && done.incarnation() == peer.incarnation() && done.epoch() == peerReportEpoch) {
+            peerMigratedEpoch = done.epoch();
+            peerMigrated(m, done);
+        }
+    }
+
+    private void peerReported(Mailbox.Record r) {
+        int mine = pathFrom(r.path());
+        Migration m = migration;
+        if (m == null) {
+            // the peer moved first: follow it to its path, leaving the ones it left
+            if (mine < 0) {
+                return;
+            }
+            int old = sendPath;
+            if (old >= 0 && old != mine) {
+                failover(old, "the peer moved the connection to its adapter " + r.path());
+            }
+            m = migration;
+            if (m == null && recvAdapter != mine) {
+                failover(recvAdapter, "the peer moved the connection to its adapter " + r.path());
+                m = migration;
+            }
+            if (m == null) {
+                return;
+            }
+        }
+        if (!active() && mine >= 0 && mine != m.path && !pathDead[mine]) {
+            m.path = mine; // the connecting side chooses the path; this side follows
+        }
+        device.tell(new FailoverEvent.PeerReported(System.nanoTime(), qpNumber, r.lastReliablySent(), r.lastReliablyReceived()));
+        moveReceives(m, r.lastReliablySent());
+    }
+
+    /** This side's path that ends at the peer's adapter {@code peerAdapter}, or -1. */
+    private int pathFrom(int peerAdapter) {
+        for (int k = 0; k < peerOf.length; k++) {
+            if (peerOf[k] == peerAdapter && under[k] != null) {
+                return k;
+            }
+        }
+        return -1;
+    }
+
+    private boolean active() {
+        return connectedActively;
+    }
+
+    /** Rebuilds what arrived whole, re-posts the other receives on the new path, and says MIGRATED. */
+    private void moveReceives(Migration m, int peerSent) {
+        if (srq == null) {
+            int[] counts = new int[2];
+            receiveCq.locked(() -> {
+                counts[0] = Migration.rebuild(this, receiveLog, receiveCq, peerSent);
+                for (int slot : receiveLog.inOrder()) {
+                    try {
+                        under[m.path].postReceive(receiveLog.onAdapter(slot));
+                        counts[1]++;
+                    } catch (RuntimeException e) {
+                        // the new path failed too: its own failure moves the connection again
+                    }
+                }
+            });
+            m.rebuilt = counts[0];
+            m.receivesReposted = counts[1];
+            recvAdapter = m.path;
+        }
+        m.receivesMoved = true;
+        try {
+            mailbox.send(under[m.path], peer.mailboxStag(), CONTROL | Mailbox.MIGRATED,
+                    new Mailbox.Record(m.epoch, Mailbox.MIGRATED, m.path, sendLog.lastProvenMessageId(), receivedMessageId,
+                            device.keys().incarnation()));
+        } catch (RuntimeException e) {
+            failover(m.path, "the new path failed while MIGRATED went out: " + e.getMessage());
+        }
+    }
+
+    /** The peer re-posted its receives: the Sends it holds complete, the rest go again over the new path. */
+    private void peerMigrated(Migration m, Mailbox.Record done) {
+        int sends = 0;
+        int writes = 0;
+        lock.lock();
+        try {
+            long held = Migration.lastHeld(sendLog, done.lastReliablyReceived());
+            sendLog.payloadsDone(held, CompletionStatus.SUCCESS, true);
+            for (long p = sendLog.released(); p < sendLog.next(); p++) {
+                WorkRequest wr = sendLog.request(p);
+                if (wr == null || sendLog.outcome(p) != null) {
+                    continue;
+                }
+                try {
+                    under[m.path].postSend(onAdapter(m.path, wr, p, sendLog.messageId(p)));
+                } catch (RuntimeException e) {
+                    break; // the new path failed too: its failure moves the connection again
+                }
+                if (isSend(wr)) {
+                    sends++;
+                } else if (wr instanceof WorkRequest.RdmaWrite) {
+                    writes++;
+                }
+            }
+            provenPosted = held;
+            proofsInFlight = 0;
+            unproven = sends + writes;
+            sendPath = m.path;
+            migration = null;
+            pathReady.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        long now = System.nanoTime();
+        device.tell(new FailoverEvent.Moved(now, qpNumber, m.rebuilt, m.receivesReposted, sends, writes));
+        device.tell(new FailoverEvent.Migrated(now, qpNumber, m.path, now - m.startNanos));
+        sendCq.locked(() -> release(sendCq));
+        proveNow();
+    }
+
+    /** No path is left: the connection fails as on a plain adapter (ERROR, every outstanding request flushed). Lock held. */
+    private void noPathLeft(String cause) {
+        state = QpState.ERROR;
+        migration = null;
+        pathReady.signalAll();
+        for (QueuePair q : under) {
+            if (q != null) {
+                modifyQuietly(q, QpState.ERROR);
+            }
+        }
+        device.tell(new FailoverEvent.NoPathLeft(System.nanoTime(), qpNumber, cause));
+        device.raise(new dev.tandem.verbs.AsyncEvent(dev.tandem.verbs.AsyncEventType.QP_FATAL, this, "no path left: " + cause));
+        device.monitor().submit(this::flushEverything);
+    }
+
+    /** Completes every outstanding request flushed, receives after sends (the monitor runs it, outside the QP's lock). */
+    private void flushEverything() {
+        sendCq.locked(() -> {
+            sendLog.allDone(CompletionStatus.WR_FLUSH_ERR);
+            release(sendCq);
+        });
+        if (receiveLog != null) {
+            receiveCq.locked(() -> {
+                for (int slot : receiveLog.inOrder()) {
+                    ReceiveRequest r = receiveLog.take(slot);
+                    if (r != null) {
+                        receiveCq.deliver(this, -1, r.wrId(), CompletionStatus.WR_FLUSH_ERR, CompletionOpcode.RECV, 0, 0, 0, 0);
+                    }
+                }
+            });
+        }
+    }
+
+    /**
+     * Probes every live path once per heartbeat: an RDMA Read of the peer's proof region; a probe
+     * unanswered for {@link FailoverConfig#detection()} is a silent link, and the path fails over.
+     */
+    void heartbeat(long now) {
+        if (!connected()) {
+            return;
+        }
+        long limit = device.config().detection().toNanos();
+        for (int k = 0; k < under.length; k++) {
+            if (under[k] == null || pathDead[k] || peerOf[k] < 0) {
+                continue;
+            }
+            long sent = heartbeatSent[k];
+            if (sent != 0 && now - sent > limit) {
+                sendCq.adapterEvent(); // an answer that waits unread in the adapter's CQ is an answer
+                if (heartbeatSent[k] != 0) {
+                    device.tell(new FailoverEvent.PathDown(now, k, "silent link: no heartbeat answered on adapter " + k
+                            + " for " + (now - sent) / 1_000_000 + " ms"));
+                    failover(k, "silent link: no heartbeat answered for " + (now - sent) / 1_000_000 + " ms");
+                }
+            } else if (sent == 0 && under[k].state() == QpState.RTS) {
+                lock.lock();
+                try {
+                    under[k].postSend(new WorkRequest.RdmaRead(HEARTBEAT | k,
+                            new Sge(pd.proofRegion(), FailoverProtectionDomain.PROOF_SINK, 8), FailoverProtectionDomain.PROOF_SOURCE,
+                            peer.proofStag(), WrFlags.SIGNALED));
+                    heartbeatSent[k] = now;
+                } catch (RuntimeException e) {
+                    // the path's queue is full or it failed: its failure shows otherwise
+                } finally {
+                    lock.unlock();
+                }
+            }
+        }
+    }
+
+    /** Completions of stale QPs this connection dropped. */
+    long staleDropped() {
+        return staleDropped.get();
     }
 
     /** The application polled the completion of send position {@code seq}. */
@@ -775,6 +1182,9 @@ final class FailoverQueuePair implements QueuePair {
     @Override
     public QpState state() {
         QpState s = state;
+        if (migration != null) {
+            return s;
+        }
         if ((s == QpState.RTS || s == QpState.SQD) && (failed(sendPath) || failed(recvAdapter))) {
             return QpState.ERROR;
         }
@@ -784,8 +1194,9 @@ final class FailoverQueuePair implements QueuePair {
         return s;
     }
 
+    /** Whether path {@code k} ended in an error of the work (the ordinary verbs behaviour), not a broken transport. */
     private boolean failed(int k) {
-        return k >= 0 && under[k] != null && under[k].state() == QpState.ERROR;
+        return k >= 0 && under[k] != null && under[k].state() == QpState.ERROR && !brokenPath(k);
     }
 
     @Override
@@ -948,6 +1359,7 @@ final class FailoverQueuePair implements QueuePair {
             lock.unlock();
         }
         device.monitor().unwatch(this);
+        device.monitor().forget(this);
         if (connectionId != 0) {
             device.disconnected(connectionId);
         }
@@ -958,6 +1370,7 @@ final class FailoverQueuePair implements QueuePair {
             receiveLog.close();
         }
         sendHeaders.close();
+        mailbox.close();
         arena.close();
         device.limits.giveBack(ResourceLimits.Kind.QUEUE_PAIR);
         pd.forget(this);

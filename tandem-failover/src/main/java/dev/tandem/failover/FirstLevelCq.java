@@ -253,6 +253,16 @@ final class FirstLevelCq implements CompletionQueue {
         proveSenders();
     }
 
+    /** Runs {@code action} holding this queue's lock (the fail-over moves completions in without a poll racing it). */
+    void locked(Runnable action) {
+        lock.lock();
+        try {
+            action.run();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The monitor's sweep: a queue nobody polled for {@code idleNanos} moves its adapters' completions in (and so sees an overflow). */
     void sweep(long idleNanos) {
         if (System.nanoTime() - lastPoll >= idleNanos) {

@@ -42,7 +42,9 @@ import java.util.List;
  * +---------------+-----------------------------------------------+
  * | recv adapter  |                   reserved                    | 36
  * +---------------+-----------------------------------------------+
- * |   node name (name length bytes of UTF-8) ...                  | 40
+ * |                STag of the sender's mailbox                   | 40
+ * +---------------------------------------------------------------+
+ * |   node name (name length bytes of UTF-8) ...                  | 44
  * +---------------------------------------------------------------+
  * |   per adapter: port (16 bits), address length (8 bits: 4 or  |
  * |   16), address bytes ...                                      |
@@ -61,12 +63,13 @@ import java.util.List;
  * @param incarnation  the sender's incarnation key (every Send's fail-over header carries it)
  * @param recvAdapter  the sender's adapter index where its receives for this connection are posted
  *                     (the peer sends over the path that ends there)
+ * @param mailboxStag  STag of the sender's mailbox for this connection (the peer writes REPORT and MIGRATED there)
  * @param node         the sender's node name
  * @param adapters     where the sender's adapters listen, by index (empty in JOIN and REJECT)
  * @param data         the application's private data
  */
 record Hello(int kind, int pathIndex, long connectionId, int proofStag, int ird, int ord, int qpNumber, long incarnation,
-             int recvAdapter, String node,
+             int recvAdapter, int mailboxStag, String node,
              List<InetSocketAddress> adapters, byte[] data) {
     static final int CONNECT = 1;
     static final int JOIN = 2;
@@ -75,7 +78,7 @@ record Hello(int kind, int pathIndex, long connectionId, int proofStag, int ird,
     static final int VERSION = 1;
     /** Most adapters a hello can name. */
     static final int MAX_ADAPTERS = 8;
-    private static final int FIXED = 40;
+    private static final int FIXED = 44;
 
     Hello {
         adapters = List.copyOf(adapters);
@@ -97,7 +100,7 @@ record Hello(int kind, int pathIndex, long connectionId, int proofStag, int ird,
         b.put((byte) 'T').put((byte) 'F').put((byte) 'O').put((byte) VERSION);
         b.put((byte) kind).put((byte) pathIndex).put((byte) adapters.size()).put((byte) name.length);
         b.putLong(connectionId).putInt(proofStag).putShort((short) ird).putShort((short) ord).putInt(qpNumber);
-        b.putLong(incarnation).put((byte) recvAdapter).put((byte) 0).putShort((short) 0);
+        b.putLong(incarnation).put((byte) recvAdapter).put((byte) 0).putShort((short) 0).putInt(mailboxStag);
         b.put(name);
         for (InetSocketAddress a : adapters) {
             byte[] addr = a.getAddress().getAddress();
@@ -138,6 +141,7 @@ record Hello(int kind, int pathIndex, long connectionId, int proofStag, int ird,
             long incarnation = b.getLong();
             int recvAdapter = b.get() & 0xFF;
             b.position(b.position() + 3);
+            int mailbox = b.getInt();
             byte[] name = new byte[nameLength];
             b.get(name);
             List<InetSocketAddress> adapters = new ArrayList<>(count);
@@ -152,7 +156,7 @@ record Hello(int kind, int pathIndex, long connectionId, int proofStag, int ird,
                 adapters.add(new InetSocketAddress(InetAddress.getByAddress(addr), port));
             }
             byte[] data = Arrays.copyOfRange(bytes, b.position(), bytes.length);
-            return new Hello(kind, pathIndex, connectionId, proof, ird, ord, qpNumber, incarnation, recvAdapter, new String(name, StandardCharsets.UTF_8), adapters, data);
+            return new Hello(kind, pathIndex, connectionId, proof, ird, ord, qpNumber, incarnation, recvAdapter, mailbox, new String(name, StandardCharsets.UTF_8), adapters, data);
         } catch (java.nio.BufferUnderflowException | UnknownHostException | InvalidArgumentException e) {
             throw new ConnectionException(from + " sent a truncated fail-over hello of " + bytes.length + " bytes: " + e);
         }

@@ -2,33 +2,48 @@ package dev.tandem.failover;
 
 import dev.tandem.verbs.AsyncEvent;
 import dev.tandem.verbs.AsyncEventSubscription;
+import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.ResourceClosedException;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The fail-over device's own thread ({@code tandem-failover-monitor-DEVICE}): it wakes first-level
- * CQs whose adapter CQs had a completion while the application waits, posts the proof a batch of
- * Sends and Writes is due after {@link FailoverConfig#proofAfter()}, and passes the adapters' async
- * events on as the device's, naming the fail-over resources. Every {@value #IDLE_MS} ms it sweeps the
- * first-level CQs nobody polled meanwhile, so that their completions (and an overflow) show without a
- * poll. The device stops it when it closes.
+ * The fail-over device's threads. The monitor ({@code tandem-failover-monitor-DEVICE}) runs every step
+ * of every fail-over, in order, and the periodic duties: a heartbeat on each path of each connection,
+ * the mailboxes (a peer's REPORT or MIGRATED), the proof a batch of Sends and Writes is due after
+ * {@link FailoverConfig#proofAfter()}, and a sweep of first-level CQs nobody polled for
+ * {@value #IDLE_MS} ms (so their completions, and an overflow, show without a poll). Pumps block on
+ * what the adapters report and hand it to the monitor: one for the adapters' CQ events
+ * ({@code tandem-failover-cq-DEVICE}), one per adapter for its async events
+ * ({@code tandem-failover-events-DEVICE-k}). The device stops them all when it closes.
  */
 final class Monitor {
     static final int IDLE_MS = 50;
-    private static final Duration IDLE = Duration.ofMillis(IDLE_MS);
+    private static final long IDLE = TimeUnit.MILLISECONDS.toNanos(IDLE_MS);
+    /** How often mailboxes are read while no fail-over runs (one runs: every millisecond). */
+    private static final long MAILBOX = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long BUSY = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final Duration PUMP_WAIT = Duration.ofMillis(200);
+    private static final System.Logger LOG = System.getLogger("dev.tandem.failover");
 
     private final FailoverDevice device;
     private final AsyncEventSubscription[] subscriptions;
+    private final LinkedBlockingQueue<Runnable> work = new LinkedBlockingQueue<>();
     private final Set<FailoverQueuePair> unproven = ConcurrentHashMap.newKeySet();
-    private final Thread thread;
+    private final Set<FailoverQueuePair> connections = ConcurrentHashMap.newKeySet();
+    private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running = true;
-    private long lastSweep = System.nanoTime();
+    private long lastSweep;
+    private long lastHeartbeat;
+    private long lastMailbox;
 
     Monitor(FailoverDevice device) {
         this.device = device;
@@ -36,15 +51,36 @@ final class Monitor {
         for (int k = 0; k < subscriptions.length; k++) {
             subscriptions[k] = device.adapter(k).subscribeAsyncEvents();
         }
-        this.thread = Thread.ofPlatform().daemon().name("tandem-failover-monitor-" + device.name()).unstarted(this::run);
+        threads.add(Thread.ofPlatform().daemon().name("tandem-failover-monitor-" + device.name()).unstarted(this::run));
+        threads.add(Thread.ofPlatform().daemon().name("tandem-failover-cq-" + device.name()).unstarted(this::pumpCompletions));
+        for (int k = 0; k < subscriptions.length; k++) {
+            int adapter = k;
+            threads.add(Thread.ofPlatform().daemon().name("tandem-failover-events-" + device.name() + "-" + k)
+                    .unstarted(() -> pumpEvents(adapter)));
+        }
     }
 
     void start() {
-        thread.start();
+        long now = System.nanoTime();
+        lastSweep = lastHeartbeat = lastMailbox = now;
+        threads.forEach(Thread::start);
     }
 
-    Thread thread() {
-        return thread;
+    /** The threads (for tests that prove they stop). */
+    List<Thread> threads() {
+        return List.copyOf(threads);
+    }
+
+    /** Runs {@code step} on the monitor thread, after what was submitted before. */
+    void submit(Runnable step) {
+        if (running) {
+            work.add(step);
+        }
+    }
+
+    /** Path {@code k} of {@code qp} failed in its transport: the monitor moves the connection. */
+    void failover(FailoverQueuePair qp, int k, String cause) {
+        submit(() -> qp.failover(k, cause));
     }
 
     /** {@code qp} has Sends or Writes no proof covers yet. */
@@ -56,68 +92,153 @@ final class Monitor {
         unproven.remove(qp);
     }
 
+    /** {@code qp} is connected: its paths get heartbeats, its mailbox is read. */
+    void connected(FailoverQueuePair qp) {
+        connections.add(qp);
+    }
+
+    void forget(FailoverQueuePair qp) {
+        connections.remove(qp);
+        unproven.remove(qp);
+    }
+
     private void run() {
-        long proofAfter = device.config().proofAfter().toNanos();
         while (running) {
-            Duration wait = unproven.isEmpty() ? IDLE : device.config().proofAfter();
+            Runnable step;
+            try {
+                step = work.poll(nextDuty(), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            while (step != null) {
+                runQuietly(step);
+                step = work.poll();
+            }
+            duties();
+        }
+    }
+
+    private long nextDuty() {
+        for (FailoverQueuePair qp : connections) {
+            if (qp.migrating()) {
+                return BUSY;
+            }
+        }
+        long wait = Math.min(MAILBOX, device.config().heartbeat().toNanos());
+        return unproven.isEmpty() ? wait : Math.min(wait, device.config().proofAfter().toNanos());
+    }
+
+    private void duties() {
+        long now = System.nanoTime();
+        boolean busy = false;
+        for (FailoverQueuePair qp : connections) {
+            busy |= qp.migrating();
+        }
+        if (busy || now - lastMailbox >= MAILBOX) {
+            lastMailbox = now;
+            for (FailoverQueuePair qp : connections) {
+                runQuietly(qp::checkMailbox);
+            }
+        }
+        if (now - lastHeartbeat >= device.config().heartbeat().toNanos()) {
+            lastHeartbeat = now;
+            for (FailoverQueuePair qp : connections) {
+                runQuietly(() -> qp.heartbeat(now));
+            }
+        }
+        long proofAfter = device.config().proofAfter().toNanos();
+        for (FailoverQueuePair qp : unproven) {
+            if (!qp.proveIfOlderThan(proofAfter)) {
+                unproven.remove(qp);
+            }
+        }
+        if (now - lastSweep >= IDLE) {
+            lastSweep = now;
+            for (FirstLevelCq first : device.firstLevelCqs()) {
+                runQuietly(() -> first.sweep(IDLE));
+            }
+        }
+    }
+
+    private static void runQuietly(Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "fail-over step failed", e);
+        }
+    }
+
+    private void pumpCompletions() {
+        while (running) {
             CompletionQueue cq;
             try {
-                cq = device.adapterEvents.await(wait);
-                while (cq != null) {
-                    if (device.ownerOf(cq) instanceof FirstLevelCq first) {
-                        first.adapterEvent();
-                    }
-                    cq = device.adapterEvents.await(Duration.ZERO);
-                }
+                cq = device.adapterEvents.await(PUMP_WAIT);
             } catch (ResourceClosedException e) {
                 return;
             }
-            long now = System.nanoTime();
-            if (now - lastSweep >= IDLE.toNanos()) {
-                lastSweep = now;
-                for (FirstLevelCq first : device.firstLevelCqs()) {
-                    first.sweep(IDLE.toNanos());
-                }
-            }
-            for (FailoverQueuePair qp : unproven) {
-                if (!qp.proveIfOlderThan(proofAfter)) {
-                    unproven.remove(qp);
-                }
-            }
-            passEventsOn();
-        }
-    }
-
-    private void passEventsOn() {
-        for (int k = 0; k < subscriptions.length; k++) {
-            AsyncEvent e;
-            while ((e = subscriptions[k].poll(Duration.ZERO)) != null) {
-                Object resource = e.resource();
-                Object mine = resource instanceof QueuePair q ? device.routeOf(k, q.qpNumber()) : device.ownerOf(resource);
-                if (mine instanceof FailoverQueuePair qp && !qp.reports(k, e.type())) {
-                    continue;
-                }
-                if (mine != null) {
-                    device.raise(new AsyncEvent(e.type(), mine, e.detail()));
-                }
+            if (cq != null && device.ownerOf(cq) instanceof FirstLevelCq first) {
+                runQuietly(first::adapterEvent);
             }
         }
     }
 
-    /** Stops the thread and waits (bounded) for it to end. */
+    private void pumpEvents(int k) {
+        while (running) {
+            AsyncEvent e = subscriptions[k].poll(PUMP_WAIT);
+            if (e != null) {
+                submit(() -> handle(k, e));
+            }
+        }
+    }
+
+    /** An event of adapter {@code k}: a failure moves connections; the rest goes on as the device's own, naming its resources. */
+    private void handle(int k, AsyncEvent e) {
+        AsyncEventType type = e.type();
+        if (type == AsyncEventType.DEVICE_FATAL || type == AsyncEventType.PORT_ERROR) {
+            String cause = (type == AsyncEventType.DEVICE_FATAL ? "adapter " + k + " failed: " : "adapter " + k + " lost its link: ")
+                    + e.detail();
+            device.tell(new FailoverEvent.PathDown(System.nanoTime(), k, cause));
+            for (FailoverQueuePair qp : connections) {
+                qp.failover(k, cause);
+            }
+            return;
+        }
+        if (type == AsyncEventType.PORT_ACTIVE) {
+            device.tell(new FailoverEvent.PathUp(System.nanoTime(), k));
+            return;
+        }
+        Object resource = e.resource();
+        Object mine = resource instanceof QueuePair q ? device.routeOf(k, q.qpNumber()) : device.ownerOf(resource);
+        if (mine instanceof FailoverQueuePair qp) {
+            if (qp.brokenPath(k)) {
+                qp.failover(k, e.detail());
+                return;
+            }
+            if (!qp.reports(k, type)) {
+                return;
+            }
+        }
+        if (mine != null) {
+            device.raise(new AsyncEvent(type, mine, e.detail()));
+        }
+    }
+
+    /** Stops the threads and waits (bounded) for them to end. */
     void stop() {
         running = false;
         for (AsyncEventSubscription s : subscriptions) {
             s.close();
         }
         device.adapterEvents.close();
-        try {
-            thread.join(TimeUnit.SECONDS.toMillis(5));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (thread.isAlive()) {
-            throw new IllegalStateException("monitor thread of " + device.name() + " did not stop within 5 s");
+        for (Thread t : threads) {
+            try {
+                t.join(TimeUnit.SECONDS.toMillis(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (t.isAlive()) {
+                throw new IllegalStateException("thread " + t.getName() + " of " + device.name() + " did not stop within 5 s");
+            }
         }
     }
 }

@@ -24,6 +24,8 @@ final class ReceiveLog implements AutoCloseable {
     private final ReceiveRequest[] posted;
     private final int[] free;
     private int freeCount;
+    /** The slots in use, in posting order (the order the adapter takes them in). */
+    private final java.util.ArrayDeque<Integer> order = new java.util.ArrayDeque<>();
 
     ReceiveLog(FailoverProtectionDomain pd, int slots) {
         this.segment = arena.allocate((long) slots * FailoverHeader.LENGTH, 8);
@@ -54,6 +56,13 @@ final class ReceiveLog implements AutoCloseable {
         }
         int slot = free[--freeCount];
         posted[slot] = request;
+        order.addLast(slot);
+        return onAdapter(slot);
+    }
+
+    /** The adapter's receive for the application's receive in {@code slot}, its header area cleared. */
+    synchronized ReceiveRequest onAdapter(int slot) {
+        ReceiveRequest request = posted[slot];
         FailoverHeader.clear(segment, offset(slot));
         List<Sge> sgl = new ArrayList<>(request.sgl().size() + 1);
         sgl.add(new Sge(headers, offset(slot), FailoverHeader.LENGTH));
@@ -61,9 +70,20 @@ final class ReceiveLog implements AutoCloseable {
         return new ReceiveRequest(slot, sgl);
     }
 
+    /** The slots in use, oldest first. */
+    synchronized List<Integer> inOrder() {
+        return List.copyOf(order);
+    }
+
+    /** The application's receive in {@code slot}, still in use, or null. */
+    synchronized ReceiveRequest peek(int slot) {
+        return posted[slot];
+    }
+
     /** The adapter refused the receive of {@code slot}: the slot is free again. */
     synchronized void unclaim(int slot) {
         posted[slot] = null;
+        order.remove(slot);
         free[freeCount++] = slot;
     }
 
@@ -74,6 +94,7 @@ final class ReceiveLog implements AutoCloseable {
         }
         ReceiveRequest r = posted[(int) slot];
         posted[(int) slot] = null;
+        order.remove((int) slot);
         free[freeCount++] = (int) slot;
         return r;
     }

@@ -17,6 +17,9 @@ final class SendLog {
     private final boolean[] payload;
     private final CompletionStatus[] outcome;
     private final int[] vendorError;
+    private final int[] messageIds;
+    /** The message id of the last Send a proof (or a Read) showed the peer holds: LAST RELIABLY SENT. */
+    private int lastProvenMessageId;
     private long next;
     private long released;
     private long freed;
@@ -26,6 +29,7 @@ final class SendLog {
         this.payload = new boolean[capacity];
         this.outcome = new CompletionStatus[capacity];
         this.vendorError = new int[capacity];
+        this.messageIds = new int[capacity];
     }
 
     /** Whether the request carries data to the peer (a Send or Write): it needs a proof. */
@@ -34,7 +38,7 @@ final class SendLog {
     }
 
     /** Logs {@code request}; its position, or -1 when {@link #capacity()} requests are outstanding. */
-    synchronized long add(WorkRequest request) {
+    synchronized long add(WorkRequest request, int messageId) {
         if (next - freed >= requests.length) {
             return -1;
         }
@@ -42,7 +46,17 @@ final class SendLog {
         requests[at] = request;
         payload[at] = isPayload(request);
         outcome[at] = null;
+        messageIds[at] = messageId;
         return next++;
+    }
+
+    /** The message id of the Send at {@code position} (0 for any other request). */
+    synchronized int messageId(long position) {
+        return messageIds[slot(position)];
+    }
+
+    synchronized int lastProvenMessageId() {
+        return lastProvenMessageId;
     }
 
     /** The adapter refused the request just logged. */
@@ -59,13 +73,29 @@ final class SendLog {
         }
     }
 
-    /** Every Send and Write up to {@code position} whose outcome is not known has {@code status} (a proof covered them, or failed). */
-    synchronized void payloadsDone(long position, CompletionStatus status) {
+    /**
+     * Every Send and Write up to {@code position} whose outcome is not known has {@code status}; with
+     * {@code proven}, a proof (or a Read) showed the peer holds them, which moves LAST RELIABLY SENT.
+     */
+    synchronized void payloadsDone(long position, CompletionStatus status, boolean proven) {
         for (long p = released; p <= position && p < next; p++) {
             int at = slot(p);
             if (payload[at] && outcome[at] == null) {
                 outcome[at] = status;
                 vendorError[at] = 0;
+            }
+            if (proven && messageIds[at] != 0 && Integer.compareUnsigned(messageIds[at], lastProvenMessageId) > 0) {
+                lastProvenMessageId = messageIds[at];
+            }
+        }
+    }
+
+    /** Every request whose outcome is not known has {@code status} (the connection failed for good). */
+    synchronized void allDone(CompletionStatus status) {
+        for (long p = released; p < next; p++) {
+            if (outcome[slot(p)] == null) {
+                outcome[slot(p)] = status;
+                vendorError[slot(p)] = 0;
             }
         }
     }
@@ -127,6 +157,7 @@ final class SendLog {
         Arrays.fill(requests, null);
         Arrays.fill(outcome, null);
         freed = released = next;
+        lastProvenMessageId = 0;
     }
 
     int capacity() {
