@@ -67,6 +67,8 @@ public final class FailoverDevice implements RdmaDevice {
     private final Monitor monitor;
     private final List<FailoverWatch> watches = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean closed;
+    /** Adapters whose resources the layer gave up (they failed): made again when the adapter is back. */
+    private final boolean[] released;
 
     private FailoverDevice(FailoverConfig config, StagSource stags) {
         this.config = config;
@@ -74,6 +76,7 @@ public final class FailoverDevice implements RdmaDevice {
         this.name = "failover" + DEVICES.getAndIncrement() + "@" + config.nodeName();
         int n = config.adapters().size();
         this.adapters = new RdmaDevice[n];
+        this.released = new boolean[n];
         this.addresses = new InetAddress[n];
         DeviceOptions options = DeviceOptions.DEFAULT.withStagSource(keys).withNodeKeys(keys);
         try {
@@ -186,6 +189,67 @@ public final class FailoverDevice implements RdmaDevice {
     void tell(FailoverEvent e) {
         for (FailoverWatch w : watches) {
             w.offer(e);
+        }
+    }
+
+    /**
+     * Adapter {@code k} failed: every connection has moved off it; what the layer holds there goes now,
+     * so that the adapter's reset finds no owner to wait for. The monitor thread runs it.
+     */
+    void releaseAdapter(int k) {
+        List<AutoCloseable> all;
+        synchronized (this) {
+            if (released[k] || closed) {
+                return;
+            }
+            released[k] = true;
+            all = new ArrayList<>(open);
+        }
+        for (AutoCloseable c : all) {
+            if (c instanceof FailoverListener l) {
+                l.release(k);
+            }
+        }
+        for (AutoCloseable c : all) {
+            if (c instanceof FailoverProtectionDomain p) {
+                p.release(k);
+            }
+        }
+        for (AutoCloseable c : all) {
+            if (c instanceof FirstLevelCq q) {
+                q.release(k);
+            }
+        }
+    }
+
+    /**
+     * Adapter {@code k} works again (reset after a fatal error): the layer makes there again what it
+     * released, regions under their STags, QPs in INIT; the healer then sets the paths up again. The
+     * monitor thread runs it.
+     */
+    void rebuildAdapter(int k) {
+        List<AutoCloseable> all;
+        synchronized (this) {
+            if (!released[k] || closed) {
+                return;
+            }
+            released[k] = false;
+            all = new ArrayList<>(open);
+        }
+        for (AutoCloseable c : all) {
+            if (c instanceof FirstLevelCq q) {
+                q.rebuild(k);
+            }
+        }
+        for (AutoCloseable c : all) {
+            if (c instanceof FailoverProtectionDomain p) {
+                p.rebuild(k);
+            }
+        }
+        for (AutoCloseable c : all) {
+            if (c instanceof FailoverListener l) {
+                l.rebuild(k);
+            }
         }
     }
 

@@ -68,7 +68,9 @@ final class FailoverListener implements Listener {
                 int adapter = k;
                 Thread t = Thread.ofPlatform().daemon().name("tandem-failover-accept-" + device.name() + "-" + k)
                         .unstarted(() -> acceptLoop(adapter));
-                threads.add(t);
+                synchronized (threads) {
+                    threads.add(t);
+                }
                 t.start();
             }
         }
@@ -96,10 +98,11 @@ final class FailoverListener implements Listener {
     }
 
     private void acceptLoop(int k) {
-        while (!closed) {
+        Listener mine = under[k];
+        while (!closed && mine != null && under[k] == mine) {
             ConnectionRequest request;
             try {
-                request = under[k].accept(Duration.ofSeconds(1));
+                request = mine.accept(Duration.ofSeconds(1));
             } catch (ConnectionTimeoutException e) {
                 continue;
             } catch (ListenerClosedException e) {
@@ -152,6 +155,32 @@ final class FailoverListener implements Listener {
 
     FailoverDevice device() {
         return device;
+    }
+
+    /** Adapter {@code k} failed: its listener goes (its thread ends with it). */
+    void release(int k) {
+        Listener l = under[k];
+        under[k] = null;
+        if (l != null) {
+            try {
+                l.close();
+            } catch (RuntimeException e) {
+                // the adapter drops it on reset
+            }
+        }
+    }
+
+    /** Adapter {@code k} is back: it listens on the same port again, with a thread of its own. */
+    void rebuild(int k) {
+        if (closed || under[k] != null) {
+            return;
+        }
+        under[k] = device.adapter(k).listen(new InetSocketAddress(device.address(k), local.getPort()), backlog);
+        Thread t = Thread.ofPlatform().daemon().name("tandem-failover-accept-" + device.name() + "-" + k).unstarted(() -> acceptLoop(k));
+        synchronized (threads) {
+            threads.add(t);
+        }
+        t.start();
     }
 
     List<InetSocketAddress> listening() {
@@ -209,7 +238,11 @@ final class FailoverListener implements Listener {
             lock.unlock();
         }
         closeUnder();
-        for (Thread t : threads) {
+        List<Thread> all;
+        synchronized (threads) {
+            all = List.copyOf(threads);
+        }
+        for (Thread t : all) {
             try {
                 t.join(TimeUnit.SECONDS.toMillis(5));
             } catch (InterruptedException e) {
@@ -228,7 +261,9 @@ final class FailoverListener implements Listener {
 
     /** The threads taking requests (for tests that prove they stop). */
     List<Thread> threads() {
-        return List.copyOf(threads);
+        synchronized (threads) {
+            return List.copyOf(threads);
+        }
     }
 
     private void closeUnder() {

@@ -57,6 +57,27 @@ final class FailoverMemoryRegion implements MemoryRegion {
         return under[k];
     }
 
+    /** Adapter {@code k} failed: its registration goes (so the adapter's reset finds nothing of ours). */
+    synchronized void release(int k) {
+        MemoryRegion r = under[k];
+        under[k] = null;
+        if (r != null) {
+            try {
+                r.close();
+            } catch (RuntimeException e) {
+                // the adapter drops it on reset
+            }
+        }
+    }
+
+    /** Adapter {@code k} is back: the region is registered there again, under the STag its peers know. */
+    synchronized void rebuild(int k) {
+        if (closed || under[k] != null || pd.under(k) == null) {
+            return;
+        }
+        pd.failoverDevice().keys().again(stag, () -> under[k] = pd.under(k).registerMemory(segment, access));
+    }
+
     @Override
     public ProtectionDomain pd() {
         return pd;
@@ -122,8 +143,8 @@ final class FailoverMemoryRegion implements MemoryRegion {
         closeUnder();
         if (application) {
             pd.failoverDevice().limits.giveBack(ResourceLimits.Kind.STAG);
-            pd.forget(this);
         }
+        pd.forget(this);
     }
 
     private void closeUnder() {

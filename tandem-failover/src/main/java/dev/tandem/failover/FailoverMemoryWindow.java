@@ -15,6 +15,8 @@ final class FailoverMemoryWindow implements MemoryWindow {
     /** The adapter of the last bind, where the window's current key lives. */
     private volatile int boundOn;
     private volatile boolean closed;
+    /** The STag it was allocated under (index and first key), to allocate it again on an adapter that comes back. */
+    private int allocated;
 
     FailoverMemoryWindow(FailoverProtectionDomain pd) {
         this.pd = pd;
@@ -22,7 +24,7 @@ final class FailoverMemoryWindow implements MemoryWindow {
         this.under = new MemoryWindow[device.adapterCount()];
         device.limits.take(ResourceLimits.Kind.STAG);
         try {
-            device.keys().sameStag(() -> {
+            allocated = device.keys().sameStag(() -> {
                 for (int k = 0; k < under.length; k++) {
                     if (pd.under(k) != null && device.usable(k)) {
                         under[k] = pd.under(k).allocateMemoryWindow();
@@ -45,6 +47,27 @@ final class FailoverMemoryWindow implements MemoryWindow {
     /** This window on adapter {@code k}, or null. */
     MemoryWindow under(int k) {
         return under[k];
+    }
+
+    /** Adapter {@code k} failed: its window there goes. */
+    synchronized void release(int k) {
+        MemoryWindow w = under[k];
+        under[k] = null;
+        if (w != null) {
+            try {
+                w.close();
+            } catch (RuntimeException e) {
+                // the adapter drops it on reset
+            }
+        }
+    }
+
+    /** Adapter {@code k} is back: the window is allocated there again (unbound). */
+    synchronized void rebuild(int k) {
+        if (closed || under[k] != null || pd.under(k) == null) {
+            return;
+        }
+        pd.failoverDevice().keys().again(allocated, () -> under[k] = pd.under(k).allocateMemoryWindow());
     }
 
     /** A bind of it was posted on adapter {@code k}. */

@@ -37,6 +37,8 @@ final class FailoverProtectionDomain implements ProtectionDomain {
     private final Arena arena = Arena.ofShared();
     private final FailoverMemoryRegion proofRegion;
     private final List<AutoCloseable> children = new ArrayList<>();
+    /** The layer's own regions in this domain (proof, headers, mailboxes). */
+    private final List<FailoverMemoryRegion> internals = new ArrayList<>();
     private boolean closed;
 
     FailoverProtectionDomain(FailoverDevice device) {
@@ -79,7 +81,11 @@ final class FailoverProtectionDomain implements ProtectionDomain {
 
     /** A region of the layer's own, under one STag on every adapter; not counted against the application's maxMemoryRegions. */
     FailoverMemoryRegion registerInternal(MemorySegment segment, int access) {
-        return new FailoverMemoryRegion(this, segment, access, false);
+        FailoverMemoryRegion r = new FailoverMemoryRegion(this, segment, access, false);
+        synchronized (this) {
+            internals.add(r);
+        }
+        return r;
     }
 
     synchronized <T extends AutoCloseable> T remember(T child) {
@@ -92,6 +98,65 @@ final class FailoverProtectionDomain implements ProtectionDomain {
 
     synchronized void forget(AutoCloseable child) {
         children.remove(child);
+        internals.remove(child);
+    }
+
+    /** Adapter {@code k} failed: everything of this session there goes, QPs first, so its reset finds nothing of ours. */
+    void release(int k) {
+        List<AutoCloseable> all;
+        List<FailoverMemoryRegion> own;
+        synchronized (this) {
+            all = new ArrayList<>(children);
+            own = new ArrayList<>(internals);
+        }
+        all.sort((a, b) -> Integer.compare(order(a), order(b)));
+        for (AutoCloseable c : all) {
+            switch (c) {
+                case FailoverQueuePair q -> q.release(k);
+                case FailoverMemoryWindow w -> w.release(k);
+                case FailoverMemoryRegion r -> r.release(k);
+                case FailoverSharedReceiveQueue s -> s.release(k);
+                default -> { }
+            }
+        }
+        for (FailoverMemoryRegion r : own) {
+            r.release(k);
+        }
+        ProtectionDomain p = under[k];
+        under[k] = null;
+        if (p != null) {
+            try {
+                p.close();
+            } catch (RuntimeException e) {
+                // the adapter drops it on reset
+            }
+        }
+    }
+
+    /** Adapter {@code k} is back: the session is made there again (regions under their STags), QPs last, unconnected. */
+    void rebuild(int k) {
+        if (under[k] == null) {
+            under[k] = device.adapter(k).allocateProtectionDomain();
+        }
+        List<AutoCloseable> all;
+        List<FailoverMemoryRegion> own;
+        synchronized (this) {
+            all = new ArrayList<>(children);
+            own = new ArrayList<>(internals);
+        }
+        for (FailoverMemoryRegion r : own) {
+            r.rebuild(k);
+        }
+        all.sort((a, b) -> Integer.compare(order(b), order(a)));
+        for (AutoCloseable c : all) {
+            switch (c) {
+                case FailoverQueuePair q -> q.rebuild(k);
+                case FailoverMemoryWindow w -> w.rebuild(k);
+                case FailoverMemoryRegion r -> r.rebuild(k);
+                case FailoverSharedReceiveQueue s -> s.rebuild(k);
+                default -> { }
+            }
+        }
     }
 
     void checkOpen() {
@@ -167,7 +232,8 @@ final class FailoverProtectionDomain implements ProtectionDomain {
             case FailoverQueuePair q -> 0;
             case FailoverMemoryWindow w -> 1;
             case FailoverMemoryRegion r -> 2;
-            default -> 3;
+            case FailoverSharedReceiveQueue s -> 3;
+            default -> 4;
         };
     }
 

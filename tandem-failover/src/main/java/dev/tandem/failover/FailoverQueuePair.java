@@ -425,13 +425,19 @@ final class FailoverQueuePair implements QueuePair {
 
     /** The peer set up another path of this connection, arriving on adapter {@code k}. */
     void acceptJoin(int k, ConnectionRequest request, Hello theirs) {
-        if (under[k] == null || under[k].state() != QpState.INIT) {
+        QueuePair q = under[k];
+        if (q != null && q.state() != QpState.INIT && pathDead[k]) {
+            q = renew(k); // the path failed before: a fresh QP takes the peer's new attempt
+        }
+        if (q == null || q.state() != QpState.INIT) {
             request.reject(hello(Hello.REJECT, k, theirs.connectionId(), List.of(), new byte[0]).encode());
             return;
         }
-        request.accept(under[k], hello(Hello.ACCEPT, k, theirs.connectionId(), List.of(), new byte[0]).encode());
+        request.accept(q, hello(Hello.ACCEPT, k, theirs.connectionId(), List.of(), new byte[0]).encode());
         lock.lock();
         try {
+            pathDead[k] = false;
+            heartbeatSent[k] = 0;
             peerOf[k] = theirs.pathIndex();
             if (sendPath < 0 && peer != null && peerOf[k] == peer.recvAdapter()) {
                 sendPath = k;
@@ -1124,6 +1130,127 @@ final class FailoverQueuePair implements QueuePair {
                 }
             }
         }
+    }
+
+    /** Adapter {@code k} failed: this connection's QP there goes (its path is dead already, or was never set up). */
+    void release(int k) {
+        QueuePair q;
+        lock.lock();
+        try {
+            q = under[k];
+            under[k] = null;
+            pathDead[k] = true;
+            heartbeatSent[k] = 0;
+        } finally {
+            lock.unlock();
+        }
+        if (q != null) {
+            device.unroute(k, q.qpNumber());
+            try {
+                q.close();
+            } catch (RuntimeException e) {
+                // the adapter drops it on reset
+            }
+        }
+    }
+
+    /**
+     * A fresh QP on adapter {@code k} in place of the one its failed path left: the old one's late
+     * completions then carry a QP number no longer routed here, and are dropped. Null when the adapter
+     * refuses one.
+     */
+    private QueuePair renew(int k) {
+        lock.lock();
+        try {
+            QueuePair old = under[k];
+            if (old != null) {
+                device.unroute(k, old.qpNumber());
+                try {
+                    old.close();
+                } catch (RuntimeException e) {
+                    // it failed with its path
+                }
+            }
+            under[k] = null;
+            try {
+                under[k] = pd.under(k).createQueuePair(adapterConfig(k));
+            } catch (RuntimeException e) {
+                return null;
+            }
+            device.route(k, under[k].qpNumber(), this);
+            return under[k];
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Adapter {@code k} is back: this connection gets a QP there again, in INIT, for its path to be set up again. */
+    void rebuild(int k) {
+        lock.lock();
+        try {
+            if (closed || under[k] != null || pd.under(k) == null || sendCq.under(k) == null || receiveCq.under(k) == null) {
+                return;
+            }
+            under[k] = pd.under(k).createQueuePair(adapterConfig(k));
+            device.route(k, under[k].qpNumber(), this);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Sets up again, from the side that connected, each path that failed and whose adapter works again
+     * (the peer's side of it may still be down: then the attempt fails and the next round tries again).
+     * The healer thread runs it; a path set up joins the backups.
+     */
+    void rejoin(Duration timeout) {
+        if (!connected() || !connectedActively || migration != null) {
+            return;
+        }
+        for (int k = 0; k < under.length; k++) {
+            QueuePair q = under[k];
+            int target = peerOf[k];
+            if (!pathDead[k] || q == null || !device.usable(k) || target < 0 || target >= peer.adapters().size()) {
+                continue;
+            }
+            if (q.state() != QpState.INIT) {
+                q = renew(k);
+                if (q == null) {
+                    continue;
+                }
+            }
+            try {
+                byte[] reply = q.connect(peer.adapters().get(target), hello(Hello.JOIN, k, connectionId, List.of(), new byte[0]).encode(),
+                        timeout);
+                Hello ok = Hello.decode(reply, "peer adapter " + target);
+                lock.lock();
+                try {
+                    peerOf[k] = ok.pathIndex();
+                    heartbeatSent[k] = 0;
+                    pathDead[k] = false;
+                } finally {
+                    lock.unlock();
+                }
+            } catch (RuntimeException e) {
+                // the peer's side is not back yet: the next round tries again
+            }
+        }
+    }
+
+    /** How many paths carry work or stand by now (set up, not failed). */
+    int livePaths() {
+        int n = 0;
+        for (int k = 0; k < under.length; k++) {
+            if (under[k] != null && !pathDead[k] && peerOf[k] >= 0) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** The adapter Sends take now, -1 before the connection is set up. */
+    int sendPath() {
+        return sendPath;
     }
 
     /** Completions of stale QPs this connection dropped. */

@@ -50,6 +50,29 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
         this.log = l;
     }
 
+    /** Adapter {@code k} failed: the SRQ there goes (receives posted on it are not moved: see the note on SRQs). */
+    synchronized void release(int k) {
+        SharedReceiveQueue q = under[k];
+        under[k] = null;
+        if (q != null) {
+            pd.failoverDevice().disown(q);
+            try {
+                q.close();
+            } catch (RuntimeException e) {
+                // the adapter drops it on reset
+            }
+        }
+    }
+
+    /** Adapter {@code k} is back: the SRQ is created there again. */
+    synchronized void rebuild(int k) {
+        if (closed || under[k] != null || pd.under(k) == null) {
+            return;
+        }
+        under[k] = pd.under(k).createSharedReceiveQueue(maxWr, maxSge + 1);
+        pd.failoverDevice().own(under[k], this);
+    }
+
     /** This SRQ on adapter {@code k}, or null. */
     SharedReceiveQueue under(int k) {
         return under[k];

@@ -99,6 +99,40 @@ final class FirstLevelCq implements CompletionQueue {
         }
     }
 
+    /** Adapter {@code k} failed: this queue's CQ there goes (what it held was drained by the fail-over, or is lost with it). */
+    void release(int k) {
+        CompletionQueue c;
+        lock.lock();
+        try {
+            c = under[k];
+            under[k] = null;
+        } finally {
+            lock.unlock();
+        }
+        if (c != null) {
+            device.disown(c);
+            try {
+                c.close();
+            } catch (RuntimeException e) {
+                // the adapter drops it on reset
+            }
+        }
+    }
+
+    /** Adapter {@code k} is back: this queue gets a CQ there again. */
+    void rebuild(int k) {
+        lock.lock();
+        try {
+            if (closed || under[k] != null) {
+                return;
+            }
+            under[k] = device.adapter(k).createCompletionQueue(2 * depth + EXTRA, device.adapterEvents);
+            device.own(under[k], this);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** This CQ's CQ on adapter {@code k}, or null. */
     CompletionQueue under(int k) {
         return under[k];

@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  * {@value #IDLE_MS} ms (so their completions, and an overflow, show without a poll). Pumps block on
  * what the adapters report and hand it to the monitor: one for the adapters' CQ events
  * ({@code tandem-failover-cq-DEVICE}), one per adapter for its async events
- * ({@code tandem-failover-events-DEVICE-k}). The device stops them all when it closes.
+ * ({@code tandem-failover-events-DEVICE-k}). The healer ({@code tandem-failover-healer-DEVICE}) sets up
+ * again the paths that failed, once their adapters work. The device stops them all when it closes.
  */
 final class Monitor {
     static final int IDLE_MS = 50;
@@ -33,6 +34,9 @@ final class Monitor {
     private static final long BUSY = TimeUnit.MILLISECONDS.toNanos(1);
     private static final Duration PUMP_WAIT = Duration.ofMillis(200);
     private static final System.Logger LOG = System.getLogger("dev.tandem.failover");
+    static final int HEAL_MS = 200;
+    private static final Duration REJOIN_WAIT = Duration.ofMillis(500);
+    private final Object healerWake = new Object();
 
     private final FailoverDevice device;
     private final AsyncEventSubscription[] subscriptions;
@@ -53,6 +57,7 @@ final class Monitor {
         }
         threads.add(Thread.ofPlatform().daemon().name("tandem-failover-monitor-" + device.name()).unstarted(this::run));
         threads.add(Thread.ofPlatform().daemon().name("tandem-failover-cq-" + device.name()).unstarted(this::pumpCompletions));
+        threads.add(Thread.ofPlatform().daemon().name("tandem-failover-healer-" + device.name()).unstarted(this::runHealer));
         for (int k = 0; k < subscriptions.length; k++) {
             int adapter = k;
             threads.add(Thread.ofPlatform().daemon().name("tandem-failover-events-" + device.name() + "-" + k)
@@ -168,6 +173,36 @@ final class Monitor {
         }
     }
 
+    /** Wakes the healer: an adapter came back. */
+    private void heal() {
+        synchronized (healerWake) {
+            healerWake.notifyAll();
+        }
+    }
+
+    /** The healer: sets up again, every {@value #HEAL_MS} ms (or at once when an adapter came back), the paths that failed. */
+    private void runHealer() {
+        while (running) {
+            for (FailoverQueuePair qp : connections) {
+                if (!running) {
+                    return;
+                }
+                try {
+                    qp.rejoin(REJOIN_WAIT);
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.DEBUG, "rejoin failed", e);
+                }
+            }
+            synchronized (healerWake) {
+                try {
+                    healerWake.wait(HEAL_MS);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+    }
+
     private void pumpCompletions() {
         while (running) {
             CompletionQueue cq;
@@ -201,10 +236,17 @@ final class Monitor {
             for (FailoverQueuePair qp : connections) {
                 qp.failover(k, cause);
             }
+            if (type == AsyncEventType.DEVICE_FATAL) {
+                device.releaseAdapter(k);
+            }
             return;
         }
         if (type == AsyncEventType.PORT_ACTIVE) {
-            device.tell(new FailoverEvent.PathUp(System.nanoTime(), k));
+            if (device.usable(k)) {
+                device.rebuildAdapter(k);
+                device.tell(new FailoverEvent.PathUp(System.nanoTime(), k));
+                heal();
+            }
             return;
         }
         Object resource = e.resource();
@@ -226,6 +268,7 @@ final class Monitor {
     /** Stops the threads and waits (bounded) for them to end. */
     void stop() {
         running = false;
+        heal();
         for (AsyncEventSubscription s : subscriptions) {
             s.close();
         }

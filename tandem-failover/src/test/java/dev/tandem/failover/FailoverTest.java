@@ -97,41 +97,53 @@ class FailoverTest {
         return new Side[] {sa, sb};
     }
 
+    /** Counts of one checked stream, kept across faults. */
+    private static final class Counts {
+        int sent;
+        int sendsDone;
+        int received;
+    }
+
+    private final Counts counts = new Counts();
+
     /**
-     * Streams MESSAGES Sends (each Send after an RDMA Write of the same bytes into the peer's second half),
-     * calling {@code fault} once, after {@code faultAt} messages; checks every message on arrival.
+     * Streams MESSAGES more Sends (each after an RDMA Write of the same bytes into the peer's second half),
+     * calling {@code fault} once, after {@code faultAt} of them; checks every message on arrival: its
+     * sequence number (once, in order), its bytes and the Write before it, and that the application saw
+     * only successful completions, in posting order.
      */
     private void stream(Side sa, Side sb, int faultAt, Runnable fault) {
         MemorySegment src = sa.region.segment();
-        int sent = 0;
-        int sendsDone = 0;
-        int received = 0;
-        int outstanding = 0;
+        Counts c = counts;
+        int end = c.sent + MESSAGES;
+        int faultAfter = c.sent + faultAt;
+        boolean faulted = false;
+        int outstanding = 2 * c.sent - c.sendsDone;
         WorkCompletion[] wcs = WorkCompletion.array(16);
         long deadline = System.nanoTime() + WAIT.toNanos() * 3;
-        while (received < MESSAGES || sendsDone < 2 * MESSAGES) {
-            assertThat(System.nanoTime()).as("stream stalled: sent %d, sends done %d, received %d", sent, sendsDone, received)
+        while (c.received < end || c.sendsDone < 2 * end) {
+            assertThat(System.nanoTime()).as("stream stalled: sent %d, sends done %d, received %d", c.sent, c.sendsDone, c.received)
                     .isLessThan(deadline);
-            if (sent == faultAt) {
+            if (!faulted && c.sent == faultAfter) {
                 fault.run();
-                faultAt = -1;
+                faulted = true;
             }
-            if (sent < MESSAGES && outstanding < DEPTH / 2 && sent - received < DEPTH) {
-                int slot = sent % DEPTH;
+            if (c.sent < end && outstanding < DEPTH / 2 && c.sent - c.received < DEPTH) {
+                int slot = c.sent % DEPTH;
                 long at = (long) slot * SIZE;
-                src.asSlice(at, SIZE).fill((byte) (sent * 7));
-                src.set(ValueLayout.JAVA_INT_UNALIGNED, at, sent);
-                sa.qp.postSend(new WorkRequest.RdmaWrite(2L * sent, new Sge(sa.region, at, SIZE), (long) SIZE * DEPTH + at,
+                src.asSlice(at, SIZE).fill((byte) (c.sent * 7));
+                src.set(ValueLayout.JAVA_INT_UNALIGNED, at, c.sent);
+                sa.qp.postSend(new WorkRequest.RdmaWrite(2L * c.sent, new Sge(sa.region, at, SIZE), (long) SIZE * DEPTH + at,
                         sb.region.rkey(), WrFlags.SIGNALED));
-                sa.qp.postSend(new WorkRequest.Send(2L * sent + 1, new Sge(sa.region, at, SIZE), WrFlags.SIGNALED));
-                sent++;
+                sa.qp.postSend(new WorkRequest.Send(2L * c.sent + 1, new Sge(sa.region, at, SIZE), WrFlags.SIGNALED));
+                c.sent++;
                 outstanding += 2;
             }
             int n = sa.cq.poll(wcs);
             for (int i = 0; i < n; i++) {
                 assertThat(wcs[i].status()).as("sender completion %s", wcs[i]).isEqualTo(CompletionStatus.SUCCESS);
-                assertThat(wcs[i].wrId()).as("sender completions in posting order").isEqualTo(sendsDone);
-                sendsDone++;
+                assertThat(wcs[i].wrId()).as("sender completions in posting order").isEqualTo(c.sendsDone);
+                c.sendsDone++;
                 outstanding--;
             }
             n = sb.cq.poll(wcs);
@@ -141,13 +153,15 @@ class FailoverTest {
                 assertThat(wc.opcode()).isEqualTo(CompletionOpcode.RECV);
                 assertThat(wc.byteLength()).isEqualTo(SIZE);
                 int slot = (int) wc.wrId();
-                assertThat(slot).as("receive buffers complete in posting order").isEqualTo(received % DEPTH);
+                assertThat(slot).as("receive buffers complete in posting order").isEqualTo(c.received % DEPTH);
                 MemorySegment got = sb.region.segment().asSlice((long) slot * SIZE, SIZE);
-                assertThat(got.get(ValueLayout.JAVA_INT_UNALIGNED, 0)).as("message %d arrives once, in order", received).isEqualTo(received);
-                assertThat(got.get(ValueLayout.JAVA_BYTE, SIZE - 1)).isEqualTo((byte) (received * 7));
+                assertThat(got.get(ValueLayout.JAVA_INT_UNALIGNED, 0)).as("message %d arrives once, in order", c.received)
+                        .isEqualTo(c.received);
+                assertThat(got.get(ValueLayout.JAVA_BYTE, SIZE - 1)).isEqualTo((byte) (c.received * 7));
                 MemorySegment written = sb.region.segment().asSlice((long) SIZE * DEPTH + (long) slot * SIZE, SIZE);
-                assertThat(written.get(ValueLayout.JAVA_INT_UNALIGNED, 0)).as("the Write before message %d landed", received).isEqualTo(received);
-                received++;
+                assertThat(written.get(ValueLayout.JAVA_INT_UNALIGNED, 0)).as("the Write before message %d landed", c.received)
+                        .isEqualTo(c.received);
+                c.received++;
                 sb.qp.postReceive(new ReceiveRequest(slot, new Sge(sb.region, (long) slot * SIZE, SIZE)));
             }
         }
@@ -174,6 +188,51 @@ class FailoverTest {
         assertThat(ea).as("node a's fail-over").anyMatch(e -> e instanceof FailoverEvent.Migrated);
         assertThat(eb).as("node b's fail-over").anyMatch(e -> e instanceof FailoverEvent.Migrated);
         assertThat(ea).noneMatch(e -> e instanceof FailoverEvent.NoPathLeft);
+    }
+
+    /** Waits (bounded) until both sides of the connection have {@code n} live paths again. */
+    private static void awaitPaths(Side[] s, int n) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        FailoverQueuePair qa = (FailoverQueuePair) s[0].qp;
+        FailoverQueuePair qb = (FailoverQueuePair) s[1].qp;
+        while (qa.livePaths() < n || qb.livePaths() < n) {
+            assertThat(System.nanoTime()).as("paths set up again: a has %d, b has %d of %d", qa.livePaths(), qb.livePaths(), n)
+                    .isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
+    void failHealAndFailTheOtherPathAnyNumberOfTimes() throws Exception {
+        Side[] s = connect();
+        FailoverWatch wa = a.watch();
+        FailoverQueuePair qa = (FailoverQueuePair) s[0].qp;
+        FailoverWatch wb = b.watch();
+        try {
+            rounds(s, qa);
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "\nnode a: " + events(wa) + "\nnode b: " + events(wb), e);
+        }
+        List<FailoverEvent> ea = events(wa);
+        assertThat(ea.stream().filter(e -> e instanceof FailoverEvent.Migrated).count()).as("six fail-overs of node a: " + ea).isEqualTo(6);
+        assertThat(ea).noneMatch(e -> e instanceof FailoverEvent.NoPathLeft);
+    }
+
+    private void rounds(Side[] s, FailoverQueuePair qa) {
+        for (int round = 0; round < 3; round++) {
+            int path = qa.sendPath();
+            AdapterControl failing = (AdapterControl) a.adapters().get(path);
+            stream(s[0], s[1], MESSAGES / 2, () -> failing.injectFatalError("test: round with adapter " + path));
+            assertThat(qa.sendPath()).as("the connection left the failed adapter").isNotEqualTo(path);
+            failing.reset(Duration.ofSeconds(5));
+            awaitPaths(s, 2);
+            LinkControl link = (LinkControl) a.adapters().get(qa.sendPath());
+            int other = qa.sendPath();
+            stream(s[0], s[1], MESSAGES / 2, link::linkDown);
+            assertThat(qa.sendPath()).as("the connection left the silent link").isNotEqualTo(other);
+            link.linkUp();
+            awaitPaths(s, 2);
+        }
     }
 
     @Test

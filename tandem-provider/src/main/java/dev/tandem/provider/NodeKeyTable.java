@@ -149,6 +149,30 @@ public final class NodeKeyTable implements NodeKeys, StagSource {
         return stag;
     }
 
+    /**
+     * Runs {@code registration} with every STag request this thread makes meanwhile answered by
+     * {@code stag}, which the node holds already (on its other adapters): an adapter that comes back
+     * after a reset registers a region again under the value its peers know.
+     *
+     * @throws IllegalStateException when the node holds no STag with that index
+     */
+    public void again(int stag, Runnable registration) {
+        synchronized (this) {
+            if (!held.containsKey(stag >>> 8)) {
+                throw new IllegalStateException("STag " + STag.format(stag) + " is not held on node " + nodeName);
+            }
+        }
+        if (pinned.get() != null) {
+            throw new IllegalStateException("again: another STag is pinned on this thread");
+        }
+        pinned.set(new int[] {stag});
+        try {
+            registration.run();
+        } finally {
+            pinned.remove();
+        }
+    }
+
     @Override
     public synchronized int next(IntPredicate indexLive) {
         int[] pin = pinned.get();
