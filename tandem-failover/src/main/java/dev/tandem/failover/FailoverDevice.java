@@ -67,6 +67,8 @@ public final class FailoverDevice implements RdmaDevice {
     private final Monitor monitor;
     private final List<FailoverWatch> watches = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean closed;
+    /** Where tests make faults happen. */
+    final FaultPoint.Points faults = new FaultPoint.Points();
     /** Adapters whose resources the layer gave up (they failed): made again when the adapter is back. */
     private final boolean[] released;
 

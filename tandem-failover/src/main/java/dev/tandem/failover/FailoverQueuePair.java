@@ -57,6 +57,8 @@ final class FailoverQueuePair implements QueuePair {
     private static final SecureRandom IDS = new SecureRandom();
     /** How long a post waits for the path it needs (set up by the peer's later paths, or a fail-over). */
     private static final Duration PATH_WAIT = Duration.ofSeconds(5);
+    /** How long a disconnect waits for its BYE to leave. */
+    private static final Duration BYE_WAIT = Duration.ofMillis(200);
 
     private final FailoverDevice device;
     private final FailoverProtectionDomain pd;
@@ -77,9 +79,17 @@ final class FailoverQueuePair implements QueuePair {
     private final Mailbox mailbox;
     /** The fail-over of this connection in progress, or null. */
     private volatile Migration migration;
-    private int epochs;
-    private int peerReportEpoch;
-    private int peerMigratedEpoch;
+    /** Records this side wrote into the peer's mailbox (each gets the next number). */
+    private int mailSeq;
+    /** The last REPORT, MIGRATED and BYE of the peer this side took. */
+    private int reportSeq;
+    private int migratedSeq;
+    private int byeSeq;
+    /** The peer's latest REPORT: what its proofs showed arrived here (its LAST RELIABLY SENT). */
+    private Mailbox.Record lastPeerReport;
+    private volatile boolean byeSent;
+    /** The connection's work failed (an ordinary verbs error): it ends, it does not fail over. */
+    private volatile boolean endedByError;
     /** This side connected (the other accepted): it chooses the path of a fail-over. */
     private boolean connectedActively;
     /** Completions of stale QPs dropped, Sends dropped as duplicates, headers of another incarnation. */
@@ -500,6 +510,9 @@ final class FailoverQueuePair implements QueuePair {
                         + " requests outstanding); poll completions before posting more");
             }
             try {
+                if (device.faults.reached(FaultPoint.BEFORE_POST)) {
+                    k = sendPath; // the fault may have moved nothing yet; the post meets whatever it did
+                }
                 under[k].postSend(onAdapter(k, request, seq, messageId));
             } catch (RuntimeException e) {
                 if (!brokenPath(k)) {
@@ -634,6 +647,7 @@ final class FailoverQueuePair implements QueuePair {
             provenPosted = covers;
             proofsInFlight++;
             unproven = 0;
+            device.faults.reached(FaultPoint.DURING_PROOF);
         } finally {
             lock.unlock();
         }
@@ -738,6 +752,9 @@ final class FailoverQueuePair implements QueuePair {
             if ((id & HEARTBEAT) != 0 && ok) {
                 heartbeatSent[(int) (id & 0xFF)] = 0;
             }
+            if (id == (CONTROL | Mailbox.BYE)) {
+                byeSent = true;
+            }
             return;
         }
         if (!ok && brokenPath(k)) {
@@ -748,10 +765,55 @@ final class FailoverQueuePair implements QueuePair {
             }
             return;
         }
+        if (!ok && !endedByError && uses(k)) {
+            // the work failed, not the path: the connection ends as on a plain adapter, and the peer is told
+            endedByError = true;
+            device.monitor().submit(() -> tellPeerTheEnd(k));
+        }
         if (wc.opcode() == CompletionOpcode.RECV) {
             receiveCompletion(wc, cq);
         } else {
             sendCompletion(wc, cq);
+        }
+    }
+
+    /**
+     * The connection ended in an error of its work on path {@code failed}: BYE goes to the peer over
+     * another path, and every other path ends, so that the peer ends the connection too (as a plain
+     * adapter's peer would) instead of taking the closes for a failure of the path.
+     */
+    private void tellPeerTheEnd(int failed) {
+        lock.lock();
+        try {
+            for (int k = 0; k < under.length; k++) {
+                QueuePair q = under[k];
+                if (k != failed && q != null && !pathDead[k] && peerOf[k] >= 0 && q.state() == QpState.RTS && peer != null) {
+                    try {
+                        mailbox.send(q, peer.mailboxStag(), CONTROL | Mailbox.BYE, new Mailbox.Record(++mailSeq, Mailbox.BYE, k,
+                                sendLog.lastProvenMessageId(), receivedMessageId, device.keys().incarnation()), true);
+                        break;
+                    } catch (RuntimeException e) {
+                        // try the next path
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        long deadline = System.nanoTime() + BYE_WAIT.toNanos();
+        while (!byeSent && System.nanoTime() < deadline) {
+            sendCq.adapterEvent();
+            Thread.onSpinWait();
+        }
+        lock.lock();
+        try {
+            for (int k = 0; k < under.length; k++) {
+                if (k != failed && under[k] != null) {
+                    modifyQuietly(under[k], QpState.ERROR);
+                }
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -761,7 +823,18 @@ final class FailoverQueuePair implements QueuePair {
             return true;
         }
         QueuePair q = under[k];
-        return q == null || q.failure().map(f -> f.kind() == QpFailure.Kind.TRANSPORT).orElse(false) || !device.usable(k);
+        if (q == null || !device.usable(k)) {
+            return true;
+        }
+        QpFailure.Kind kind = q.failure().map(QpFailure::kind).orElse(null);
+        // a path the peer closed without saying BYE was left by a fail-over of the peer, not ended by its application
+        return kind == QpFailure.Kind.TRANSPORT || (kind == QpFailure.Kind.PEER_CLOSED && peer != null && !peerSaidBye());
+    }
+
+    /** Whether the peer's application disconnected (its BYE is in the mailbox). */
+    private boolean peerSaidBye() {
+        Mailbox.Record r = mailbox.read(Mailbox.BYE);
+        return r != null && r.incarnation() == peer.incarnation();
     }
 
     private void proofFailed() {
@@ -895,8 +968,7 @@ final class FailoverQueuePair implements QueuePair {
                 noPathLeft(cause);
                 return;
             }
-            int epoch = migration == null ? ++epochs : ++epochs;
-            m = new Migration(epoch, sendPath, path, migration == null ? System.nanoTime() : migration.startNanos);
+            m = new Migration(sendPath, path, migration == null ? System.nanoTime() : migration.startNanos);
             migration = m;
             device.tell(new FailoverEvent.Holding(System.nanoTime(), qpNumber, k, path, cause));
         } finally {
@@ -923,30 +995,50 @@ final class FailoverQueuePair implements QueuePair {
         int received = receivedMessageId;
         try {
             mailbox.send(under[m.path], peer.mailboxStag(), CONTROL | Mailbox.REPORT,
-                    new Mailbox.Record(m.epoch, Mailbox.REPORT, m.path, sent, received, device.keys().incarnation()));
+                    new Mailbox.Record(++mailSeq, Mailbox.REPORT, m.path, sent, received, device.keys().incarnation()));
         } catch (RuntimeException e) {
             failover(m.path, "the new path failed while the REPORT went out: " + e.getMessage());
             return;
         }
         m.reported = true;
         device.tell(new FailoverEvent.Reported(System.nanoTime(), qpNumber, sent, received));
+        device.faults.reached(FaultPoint.DURING_REPORT);
     }
 
-    /** Reads the mailbox: a REPORT starts or continues a fail-over, a MIGRATED finishes it. */
+    /**
+     * Reads the mailbox. A new REPORT of the peer starts a fail-over here (the peer moved first) or
+     * tells this side what it needs; the receives move once the path is agreed (the connecting side
+     * chooses it, the other follows the path its REPORT names); the peer's MIGRATED for that path
+     * finishes the fail-over.
+     */
     void checkMailbox() {
         if (!connected()) {
             return;
         }
+        Mailbox.Record bye = mailbox.read(Mailbox.BYE);
+        if (bye != null && newer(bye.seq(), byeSeq) && bye.incarnation() == peer.incarnation()) {
+            byeSeq = bye.seq();
+            endedByPeer();
+            return;
+        }
         Mailbox.Record r = mailbox.read(Mailbox.REPORT);
-        if (r != null && r.epoch() != peerReportEpoch && r.incarnation() == peer.incarnation()) {
-            peerReportEpoch = r.epoch();
+        if (r != null && newer(r.seq(), reportSeq) && r.incarnation() == peer.incarnation()) {
+            reportSeq = r.seq();
+            lastPeerReport = r;
             peerReported(r);
         }
         Migration m = migration;
+        if (m == null) {
+            return;
+        }
+        if (m.movedTo != m.path && lastPeerReport != null && (connectedActively || m.agreed)) {
+            moveReceives(m, lastPeerReport.lastReliablySent());
+        }
         Mailbox.Record done = mailbox.read(Mailbox.MIGRATED);
-        if (m != null && m.receivesMoved && done != null && done.epoch() != peerMigratedEpoch
-                && done.incarnation() == peer.incarnation() && done.epoch() == peerReportEpoch) {
-            peerMigratedEpoch = done.epoch();
+        // the peer's receives are on the path this side moved to: send there
+        if (m.movedTo == m.path && done != null && newer(done.seq(), migratedSeq) && done.incarnation() == peer.incarnation()
+                && pathFrom(done.path()) == m.path) {
+            migratedSeq = done.seq();
             peerMigrated(m, done);
         }
     }
@@ -955,28 +1047,33 @@ final class FailoverQueuePair implements QueuePair {
         int mine = pathFrom(r.path());
         Migration m = migration;
         if (m == null) {
-            // the peer moved first: follow it to its path, leaving the ones it left
-            if (mine < 0) {
-                return;
-            }
+            // the peer moved first: leave the paths it left
             int old = sendPath;
             if (old >= 0 && old != mine) {
-                failover(old, "the peer moved the connection to its adapter " + r.path());
+                failover(old, "the peer moved the connection off this path (to its adapter " + r.path() + ")");
             }
             m = migration;
-            if (m == null && recvAdapter != mine) {
-                failover(recvAdapter, "the peer moved the connection to its adapter " + r.path());
+            if (m == null && recvAdapter >= 0 && recvAdapter != mine) {
+                failover(recvAdapter, "the peer moved the connection off this path (to its adapter " + r.path() + ")");
                 m = migration;
             }
             if (m == null) {
                 return;
             }
         }
-        if (!active() && mine >= 0 && mine != m.path && !pathDead[mine]) {
-            m.path = mine; // the connecting side chooses the path; this side follows
+        if (!connectedActively && mine >= 0 && !pathDead[mine] && under[mine] != null) {
+            boolean moved = m.path != mine;
+            m.path = mine; // the connecting side chooses the path; this side follows it
+            m.agreed = true;
+            if (moved) {
+                report(m); // the REPORT went over the path this side had chosen, which may be the one that failed
+            }
         }
         device.tell(new FailoverEvent.PeerReported(System.nanoTime(), qpNumber, r.lastReliablySent(), r.lastReliablyReceived()));
-        moveReceives(m, r.lastReliablySent());
+    }
+
+    private static boolean newer(int seq, int seen) {
+        return Integer.compareUnsigned(seq, seen) > 0;
     }
 
     /** This side's path that ends at the peer's adapter {@code peerAdapter}, or -1. */
@@ -989,36 +1086,33 @@ final class FailoverQueuePair implements QueuePair {
         return -1;
     }
 
-    private boolean active() {
-        return connectedActively;
-    }
-
-    /** Rebuilds what arrived whole, re-posts the other receives on the new path, and says MIGRATED. */
+    /** Rebuilds what arrived whole, re-posts the other receives on the agreed path, and says MIGRATED for it. */
     private void moveReceives(Migration m, int peerSent) {
+        int path = m.path;
         if (srq == null) {
             int[] counts = new int[2];
             receiveCq.locked(() -> {
                 counts[0] = Migration.rebuild(this, receiveLog, receiveCq, peerSent);
                 for (int slot : receiveLog.inOrder()) {
                     try {
-                        under[m.path].postReceive(receiveLog.onAdapter(slot));
+                        under[path].postReceive(receiveLog.onAdapter(slot));
                         counts[1]++;
                     } catch (RuntimeException e) {
-                        // the new path failed too: its own failure moves the connection again
+                        // the path failed too: its own failure moves the connection again
                     }
                 }
             });
-            m.rebuilt = counts[0];
+            m.rebuilt += counts[0];
             m.receivesReposted = counts[1];
-            recvAdapter = m.path;
+            recvAdapter = path;
         }
-        m.receivesMoved = true;
+        m.movedTo = path;
         try {
-            mailbox.send(under[m.path], peer.mailboxStag(), CONTROL | Mailbox.MIGRATED,
-                    new Mailbox.Record(m.epoch, Mailbox.MIGRATED, m.path, sendLog.lastProvenMessageId(), receivedMessageId,
+            mailbox.send(under[path], peer.mailboxStag(), CONTROL | Mailbox.MIGRATED,
+                    new Mailbox.Record(++mailSeq, Mailbox.MIGRATED, path, sendLog.lastProvenMessageId(), receivedMessageId,
                             device.keys().incarnation()));
         } catch (RuntimeException e) {
-            failover(m.path, "the new path failed while MIGRATED went out: " + e.getMessage());
+            failover(path, "the new path failed while MIGRATED went out: " + e.getMessage());
         }
     }
 
@@ -1040,6 +1134,9 @@ final class FailoverQueuePair implements QueuePair {
                 } catch (RuntimeException e) {
                     break; // the new path failed too: its failure moves the connection again
                 }
+                if (sends + writes == 0) {
+                    device.faults.reached(FaultPoint.DURING_REPOST);
+                }
                 if (isSend(wr)) {
                     sends++;
                 } else if (wr instanceof WorkRequest.RdmaWrite) {
@@ -1060,6 +1157,46 @@ final class FailoverQueuePair implements QueuePair {
         device.tell(new FailoverEvent.Migrated(now, qpNumber, m.path, now - m.startNanos));
         sendCq.locked(() -> release(sendCq));
         proveNow();
+    }
+
+    /** The peer's application ended the connection (its BYE came): it ends here too, as on a plain adapter. */
+    private void endedByPeer() {
+        lock.lock();
+        try {
+            if (state == QpState.ERROR) {
+                return;
+            }
+            state = QpState.ERROR;
+            migration = null;
+            pathReady.signalAll();
+            for (QueuePair q : under) {
+                if (q != null) {
+                    modifyQuietly(q, QpState.ERROR);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (reports(firstPath >= 0 ? firstPath : sendPath, dev.tandem.verbs.AsyncEventType.DISCONNECTED)) {
+            device.raise(new dev.tandem.verbs.AsyncEvent(dev.tandem.verbs.AsyncEventType.DISCONNECTED, this,
+                    "the peer ended the connection"));
+        }
+        flushEverything();
+    }
+
+    /** A fail-over that did not finish within {@code limitNanos} (the peer does not answer): no path is left. */
+    void migrationTimedOut(long now, long limitNanos) {
+        Migration m = migration;
+        if (m != null && now - m.startNanos > limitNanos) {
+            lock.lock();
+            try {
+                if (migration == m) {
+                    noPathLeft("the fail-over did not finish within " + limitNanos / 1_000_000 + " ms: the peer does not answer");
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
     }
 
     /** No path is left: the connection fails as on a plain adapter (ERROR, every outstanding request flushed). Lock held. */
@@ -1248,6 +1385,17 @@ final class FailoverQueuePair implements QueuePair {
         return n;
     }
 
+    /** The path a fail-over in progress moves to, or -1 when none runs. */
+    int migrationPath() {
+        Migration m = migration;
+        return m == null ? -1 : m.path;
+    }
+
+    /** The peer's adapter at the other end of path {@code k}, or -1. */
+    int peerAdapterOf(int k) {
+        return peerOf[k];
+    }
+
     /** The adapter Sends take now, -1 before the connection is set up. */
     int sendPath() {
         return sendPath;
@@ -1415,10 +1563,40 @@ final class FailoverQueuePair implements QueuePair {
     @Override
     public void disconnect() {
         checkUsable();
+        if (sayBye()) {
+            // the BYE leaves before the closes: a close would flush it from the adapter's queue
+            long deadline = System.nanoTime() + BYE_WAIT.toNanos();
+            while (!byeSent && System.nanoTime() < deadline) {
+                sendCq.adapterEvent();
+                Thread.onSpinWait();
+            }
+        }
         lock.lock();
         try {
             disconnectAll();
             state = QpState.ERROR;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Tells the peer the application disconnects, ahead of the paths' closes on the same stream: so the
+     * peer ends the connection as a plain adapter would instead of failing over.
+     */
+    private boolean sayBye() {
+        lock.lock();
+        try {
+            int k = sendPath;
+            if (peer == null || k < 0 || under[k] == null || pathDead[k] || under[k].state() != QpState.RTS) {
+                return false;
+            }
+            mailbox.send(under[k], peer.mailboxStag(), CONTROL | Mailbox.BYE,
+                    new Mailbox.Record(++mailSeq, Mailbox.BYE, k, sendLog.lastProvenMessageId(), receivedMessageId, device.keys().incarnation()),
+                    true);
+            return true;
+        } catch (RuntimeException e) {
+            return false; // the path is failing: the peer's paths end by themselves
         } finally {
             lock.unlock();
         }

@@ -356,6 +356,10 @@ final class FirstLevelCq implements CompletionQueue {
                 }
                 for (int j = 0; j < m; j++) {
                     WorkCompletion wc = scratch[j];
+                    if (wc.opcode() == CompletionOpcode.RECV && wc.status() == CompletionStatus.SUCCESS
+                            && device.faults.reached(FaultPoint.AFTER_PLACEMENT)) {
+                        continue; // the adapter died with this completion: the fail-over rebuilds it from its header
+                    }
                     FailoverQueuePair qp = device.routeOf(k, wc.qpNumber());
                     if (qp != null) {
                         qp.adapterCompletion(k, wc, this);

@@ -14,14 +14,14 @@ import java.nio.ByteOrder;
  * Where the two sides of a connection tell each other how a fail-over goes, without a receive buffer
  * of the application: each side writes its REPORT and MIGRATED records with an RDMA Write into the
  * other's mailbox (over a path that still works), and reads its own. One region per connection,
- * under one STag on every adapter: the inbox (REPORT at 0, MIGRATED at 32) the peer writes, and the
- * outbox this side writes from. Big-endian.
+ * under one STag on every adapter: the inbox (REPORT at 0, MIGRATED at 32, BYE at 64) the peer
+ * writes, and the outbox this side writes from. Big-endian.
  *
  * <pre>
  *  0                   1                   2                   3
  *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  * +---------------------------------------------------------------+
- * |                  epoch (the writer's fail-over)               |  0
+ * |       sequence (of the writer's records, from 1, never reused)  |  0
  * +---------------+---------------+-------------------------------+
  * |     type      | writer's path |           reserved            |  4
  * +---------------+---------------+-------------------------------+
@@ -42,13 +42,19 @@ import java.nio.ByteOrder;
 final class Mailbox implements AutoCloseable {
     static final int REPORT = 1;
     static final int MIGRATED = 2;
+    /** The peer's application disconnected: the paths that close now end the connection, they do not fail over. */
+    static final int BYE = 3;
     private static final int RECORD = 32;
-    private static final long OUTBOX = 2 * RECORD;
+    private static final long OUTBOX = 3 * RECORD;
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
-    /** One record as read. */
-    record Record(int epoch, int type, int path, int lastReliablySent, int lastReliablyReceived, long incarnation) {
+    /**
+     * One record as read. {@code seq} counts every record the writer wrote, so a reader takes each once;
+     * {@code path} is the writer's adapter of the path it means (REPORT: its choice, MIGRATED: where its
+     * receives now are).
+     */
+    record Record(int seq, int type, int path, int lastReliablySent, int lastReliablyReceived, long incarnation) {
     }
 
     private final Arena arena = Arena.ofShared();
@@ -56,7 +62,7 @@ final class Mailbox implements AutoCloseable {
     private final FailoverMemoryRegion region;
 
     Mailbox(FailoverProtectionDomain pd) {
-        this.segment = arena.allocate(4 * RECORD, 8);
+        this.segment = arena.allocate(6 * RECORD, 8);
         try {
             this.region = pd.registerInternal(segment, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
         } catch (RuntimeException e) {
@@ -75,9 +81,15 @@ final class Mailbox implements AutoCloseable {
      * unsignalled RDMA Write with work request id {@code wrId}.
      */
     void send(QueuePair via, int peerStag, long wrId, Record record) {
-        long at = OUTBOX + (record.type() == REPORT ? 0 : RECORD);
+        send(via, peerStag, wrId, record, false);
+    }
+
+    /** As {@link #send(QueuePair, int, long, Record)}, signalled when {@code signaled} (its completion says it left). */
+    void send(QueuePair via, int peerStag, long wrId, Record record, boolean signaled) {
+        long at = OUTBOX + offset(record.type());
         put(segment, at, record);
-        via.postSend(new WorkRequest.RdmaWrite(wrId, new Sge(region, at, RECORD), offset(record.type()), peerStag, 0));
+        via.postSend(new WorkRequest.RdmaWrite(wrId, new Sge(region, at, RECORD), offset(record.type()), peerStag,
+                signaled ? dev.tandem.verbs.WrFlags.SIGNALED : 0));
     }
 
     /** The record of {@code type} in the inbox, or null while none is there (or it is being written). */
@@ -87,15 +99,15 @@ final class Mailbox implements AutoCloseable {
         Record r = new Record(segment.get(U32, at), segment.get(ValueLayout.JAVA_BYTE, at + 4) & 0xFF,
                 segment.get(ValueLayout.JAVA_BYTE, at + 5) & 0xFF, segment.get(U32, at + 8), segment.get(U32, at + 12),
                 segment.get(U64, at + 16));
-        return r.epoch() != 0 && r.type() == type && check == check(r) ? r : null;
+        return r.seq() != 0 && r.type() == type && check == check(r) ? r : null;
     }
 
     private static long offset(int type) {
-        return type == REPORT ? 0 : RECORD;
+        return (long) (type - 1) * RECORD;
     }
 
     private static void put(MemorySegment s, long at, Record r) {
-        s.set(U32, at, r.epoch());
+        s.set(U32, at, r.seq());
         s.set(ValueLayout.JAVA_BYTE, at + 4, (byte) r.type());
         s.set(ValueLayout.JAVA_BYTE, at + 5, (byte) r.path());
         s.set(ValueLayout.JAVA_SHORT_UNALIGNED, at + 6, (short) 0);
@@ -107,7 +119,7 @@ final class Mailbox implements AutoCloseable {
     }
 
     private static int check(Record r) {
-        long x = r.epoch() * 0x9E3779B97F4A7C15L ^ (r.type() << 8 | r.path()) * 0xBF58476D1CE4E5B9L
+        long x = r.seq() * 0x9E3779B97F4A7C15L ^ (r.type() << 8 | r.path()) * 0xBF58476D1CE4E5B9L
                 ^ ((long) r.lastReliablySent() << 32 | (r.lastReliablyReceived() & 0xFFFFFFFFL)) * 0x94D049BB133111EBL ^ r.incarnation();
         return (int) (x ^ x >>> 32) | 1;
     }

@@ -25,17 +25,18 @@ import dev.tandem.verbs.WorkRequest;
  * </ol>
  */
 final class Migration {
-    final int epoch;
     final long startNanos;
     final int from;
     volatile int path;
+    /** This side follows the path the connecting side's REPORT named (the connecting side chooses). */
+    boolean agreed;
+    /** The path the receives were moved to (and MIGRATED said), -1 before. */
+    int movedTo = -1;
     boolean reported;
-    boolean receivesMoved;
     int rebuilt;
     int receivesReposted;
 
-    Migration(int epoch, int from, int path, long startNanos) {
-        this.epoch = epoch;
+    Migration(int from, int path, long startNanos) {
         this.from = from;
         this.path = path;
         this.startNanos = startNanos;

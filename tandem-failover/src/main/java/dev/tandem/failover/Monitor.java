@@ -32,6 +32,8 @@ final class Monitor {
     /** How often mailboxes are read while no fail-over runs (one runs: every millisecond). */
     private static final long MAILBOX = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long BUSY = TimeUnit.MILLISECONDS.toNanos(1);
+    /** A fail-over the peer does not answer within this ends the connection (no path left). */
+    static final long MIGRATION_LIMIT = TimeUnit.SECONDS.toNanos(3);
     private static final Duration PUMP_WAIT = Duration.ofMillis(200);
     private static final System.Logger LOG = System.getLogger("dev.tandem.failover");
     static final int HEAL_MS = 200;
@@ -143,6 +145,7 @@ final class Monitor {
             lastMailbox = now;
             for (FailoverQueuePair qp : connections) {
                 runQuietly(qp::checkMailbox);
+                runQuietly(() -> qp.migrationTimedOut(now, MIGRATION_LIMIT));
             }
         }
         if (now - lastHeartbeat >= device.config().heartbeat().toNanos()) {
