@@ -605,9 +605,12 @@ final class FailoverQueuePair implements QueuePair {
     /** Waits (bounded) for the path Sends take: the peer's later paths or a fail-over may still be setting it up. Lock held. */
     private int awaitSendPath() {
         long left = PATH_WAIT.toNanos();
-        while (sendPath < 0 || migration != null) {
+        while (true) {
             if (state == QpState.ERROR) {
-                return -1;
+                return -1; // no path was left (while the post waited, or before)
+            }
+            if (sendPath >= 0 && migration == null) {
+                return sendPath;
             }
             if (left <= 0) {
                 throw new InvalidStateException("QP " + qpNumber + (migration != null ? " is still failing over after " : " has no path to the peer's receive adapter after ") + PATH_WAIT);
@@ -619,7 +622,6 @@ final class FailoverQueuePair implements QueuePair {
                 throw new InvalidStateException("interrupted while QP " + qpNumber + " waited for its path");
             }
         }
-        return sendPath;
     }
 
     /**
@@ -696,13 +698,20 @@ final class FailoverQueuePair implements QueuePair {
             receiveCq.deliver(this, -1, request.wrId(), CompletionStatus.WR_FLUSH_ERR, CompletionOpcode.RECV, 0, 0, 0, 0);
             return;
         }
+        boolean ended;
         lock.lock();
         try {
             awaitSteady();
-            ReceiveRequest wire = receiveLog.claim(request, "receive queue of QP " + qpNumber);
-            postReceiveClaimed(wire);
+            ended = state == QpState.ERROR;
+            if (!ended) {
+                postReceiveClaimed(receiveLog.claim(request, "receive queue of QP " + qpNumber));
+            }
         } finally {
             lock.unlock();
+        }
+        if (ended) {
+            // no path was left while the post waited: flushed at once, as a plain adapter does in ERROR
+            receiveCq.deliver(this, -1, request.wrId(), CompletionStatus.WR_FLUSH_ERR, CompletionOpcode.RECV, 0, 0, 0, 0);
         }
     }
 
@@ -931,7 +940,7 @@ final class FailoverQueuePair implements QueuePair {
     /** Whether the connection is set up and not failed for good: the monitor watches its paths. */
     boolean connected() {
         QpState s = state;
-        return !closed && peer != null && (s == QpState.RTS || s == QpState.SQD);
+        return !closed && !endedByError && peer != null && (s == QpState.RTS || s == QpState.SQD);
     }
 
     boolean migrating() {
@@ -1147,14 +1156,14 @@ final class FailoverQueuePair implements QueuePair {
             proofsInFlight = 0;
             unproven = sends + writes;
             sendPath = m.path;
+            long now = System.nanoTime();
+            device.tell(new FailoverEvent.Moved(now, qpNumber, m.rebuilt, m.receivesReposted, sends, writes));
+            device.tell(new FailoverEvent.Migrated(now, qpNumber, m.path, now - m.startNanos));
             migration = null;
             pathReady.signalAll();
         } finally {
             lock.unlock();
         }
-        long now = System.nanoTime();
-        device.tell(new FailoverEvent.Moved(now, qpNumber, m.rebuilt, m.receivesReposted, sends, writes));
-        device.tell(new FailoverEvent.Migrated(now, qpNumber, m.path, now - m.startNanos));
         sendCq.locked(() -> release(sendCq));
         proveNow();
     }
@@ -1177,6 +1186,9 @@ final class FailoverQueuePair implements QueuePair {
         } finally {
             lock.unlock();
         }
+        // what the adapters complete (the work that left, flushed what did not) comes first; the rest is flushed here
+        sendCq.adapterEvent();
+        receiveCq.adapterEvent();
         if (reports(firstPath >= 0 ? firstPath : sendPath, dev.tandem.verbs.AsyncEventType.DISCONNECTED)) {
             device.raise(new dev.tandem.verbs.AsyncEvent(dev.tandem.verbs.AsyncEventType.DISCONNECTED, this,
                     "the peer ended the connection"));
@@ -1216,6 +1228,8 @@ final class FailoverQueuePair implements QueuePair {
 
     /** Completes every outstanding request flushed, receives after sends (the monitor runs it, outside the QP's lock). */
     private void flushEverything() {
+        sendCq.adapterEvent();
+        receiveCq.adapterEvent();
         sendCq.locked(() -> {
             sendLog.allDone(CompletionStatus.WR_FLUSH_ERR);
             release(sendCq);
