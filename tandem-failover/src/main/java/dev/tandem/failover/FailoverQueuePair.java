@@ -798,7 +798,7 @@ final class FailoverQueuePair implements QueuePair {
                 QueuePair q = under[k];
                 if (k != failed && q != null && !pathDead[k] && peerOf[k] >= 0 && q.state() == QpState.RTS && peer != null) {
                     try {
-                        mailbox.send(q, peer.mailboxStag(), CONTROL | Mailbox.BYE, new Mailbox.Record(++mailSeq, Mailbox.BYE, k,
+                        mailbox.send(q, k, peer.mailboxStag(), CONTROL | Mailbox.BYE, new Mailbox.Record(++mailSeq, Mailbox.BYE, k,
                                 sendLog.lastProvenMessageId(), receivedMessageId, device.keys().incarnation()), true);
                         break;
                     } catch (RuntimeException e) {
@@ -1003,8 +1003,8 @@ final class FailoverQueuePair implements QueuePair {
         int sent = sendLog.lastProvenMessageId();
         int received = receivedMessageId;
         try {
-            mailbox.send(under[m.path], peer.mailboxStag(), CONTROL | Mailbox.REPORT,
-                    new Mailbox.Record(++mailSeq, Mailbox.REPORT, m.path, sent, received, device.keys().incarnation()));
+            mailbox.send(under[m.path], m.path, peer.mailboxStag(), CONTROL | Mailbox.REPORT,
+                    new Mailbox.Record(++mailSeq, Mailbox.REPORT, m.path, sent, received, device.keys().incarnation()), false);
         } catch (RuntimeException e) {
             failover(m.path, "the new path failed while the REPORT went out: " + e.getMessage());
             return;
@@ -1098,7 +1098,22 @@ final class FailoverQueuePair implements QueuePair {
     /** Rebuilds what arrived whole, re-posts the other receives on the agreed path, and says MIGRATED for it. */
     private void moveReceives(Migration m, int peerSent) {
         int path = m.path;
-        if (srq == null) {
+        if (srq != null) {
+            int[] rebuilt = new int[1];
+            receiveCq.locked(() -> rebuilt[0] = Migration.rebuildShared(this, srq.log(), receiveCq, peerSent, (int) connectionId));
+            m.rebuilt += rebuilt[0];
+            if (!srq.moveTo(path)) {
+                lock.lock();
+                try {
+                    noPathLeft("its shared receive queue's receives are on adapter " + srq.adapter() + " and cannot follow it to adapter "
+                            + path);
+                } finally {
+                    lock.unlock();
+                }
+                return;
+            }
+            recvAdapter = path;
+        } else {
             int[] counts = new int[2];
             receiveCq.locked(() -> {
                 counts[0] = Migration.rebuild(this, receiveLog, receiveCq, peerSent);
@@ -1117,9 +1132,9 @@ final class FailoverQueuePair implements QueuePair {
         }
         m.movedTo = path;
         try {
-            mailbox.send(under[path], peer.mailboxStag(), CONTROL | Mailbox.MIGRATED,
+            mailbox.send(under[path], path, peer.mailboxStag(), CONTROL | Mailbox.MIGRATED,
                     new Mailbox.Record(++mailSeq, Mailbox.MIGRATED, path, sendLog.lastProvenMessageId(), receivedMessageId,
-                            device.keys().incarnation()));
+                            device.keys().incarnation()), false);
         } catch (RuntimeException e) {
             failover(path, "the new path failed while MIGRATED went out: " + e.getMessage());
         }
@@ -1605,7 +1620,7 @@ final class FailoverQueuePair implements QueuePair {
             if (peer == null || k < 0 || under[k] == null || pathDead[k] || under[k].state() != QpState.RTS) {
                 return false;
             }
-            mailbox.send(under[k], peer.mailboxStag(), CONTROL | Mailbox.BYE,
+            mailbox.send(under[k], k, peer.mailboxStag(), CONTROL | Mailbox.BYE,
                     new Mailbox.Record(++mailSeq, Mailbox.BYE, k, sendLog.lastProvenMessageId(), receivedMessageId, device.keys().incarnation()),
                     true);
             return true;

@@ -19,6 +19,8 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
     private final int maxSge;
     private final ReceiveLog log;
     private volatile boolean closed;
+    /** The adapter where receives are posted: the session's primary, until a fail-over moves them. */
+    private volatile int adapter;
 
     FailoverSharedReceiveQueue(FailoverProtectionDomain pd, int maxWr, int maxSge) {
         FailoverDevice device = pd.failoverDevice();
@@ -32,6 +34,7 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
         this.maxWr = maxWr;
         this.maxSge = maxSge;
         this.under = new SharedReceiveQueue[device.adapterCount()];
+        this.adapter = pd.primary();
         device.limits.take(ResourceLimits.Kind.SHARED_RECEIVE_QUEUE);
         ReceiveLog l = null;
         try {
@@ -80,7 +83,30 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
 
     /** The adapter where receives are posted. */
     int adapter() {
-        return pd.primary();
+        return adapter;
+    }
+
+    /**
+     * Moves the receives not taken yet to adapter {@code k} (its adapter failed; the first of its QPs to
+     * fail over moves them, after rebuilding its own completions from their headers); false when there
+     * is no SRQ there. The QPs that use it then receive on adapter {@code k}.
+     */
+    synchronized boolean moveTo(int k) {
+        if (adapter == k) {
+            return true;
+        }
+        if (under[k] == null) {
+            return false;
+        }
+        for (int slot : log.inOrder()) {
+            try {
+                under[k].postReceive(log.onAdapter(slot));
+            } catch (RuntimeException e) {
+                return false;
+            }
+        }
+        adapter = k;
+        return true;
     }
 
     ReceiveLog log() {

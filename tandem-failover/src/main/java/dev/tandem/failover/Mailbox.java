@@ -14,8 +14,10 @@ import java.nio.ByteOrder;
  * Where the two sides of a connection tell each other how a fail-over goes, without a receive buffer
  * of the application: each side writes its REPORT and MIGRATED records with an RDMA Write into the
  * other's mailbox (over a path that still works), and reads its own. One region per connection,
- * under one STag on every adapter: the inbox (REPORT at 0, MIGRATED at 32, BYE at 64) the peer
- * writes, and the outbox this side writes from. Big-endian.
+ * under one STag on every adapter: the inbox the peer writes, and the outbox this side writes from.
+ * Each has a slot per path and kind of record (REPORT, MIGRATED, BYE): a record written over one path
+ * never lands on one written over another, so a late record of a slow path cannot hide a newer one;
+ * a reader takes the newest valid record of a kind. Big-endian.
  *
  * <pre>
  *  0                   1                   2                   3
@@ -45,7 +47,8 @@ final class Mailbox implements AutoCloseable {
     /** The peer's application disconnected: the paths that close now end the connection, they do not fail over. */
     static final int BYE = 3;
     private static final int RECORD = 32;
-    private static final long OUTBOX = 3 * RECORD;
+    private static final int KINDS = 3;
+    private static final long BOX = (long) Hello.MAX_ADAPTERS * KINDS * RECORD;
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
@@ -62,7 +65,7 @@ final class Mailbox implements AutoCloseable {
     private final FailoverMemoryRegion region;
 
     Mailbox(FailoverProtectionDomain pd) {
-        this.segment = arena.allocate(6 * RECORD, 8);
+        this.segment = arena.allocate(2 * BOX, 8);
         try {
             this.region = pd.registerInternal(segment, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
         } catch (RuntimeException e) {
@@ -77,24 +80,30 @@ final class Mailbox implements AutoCloseable {
     }
 
     /**
-     * Writes {@code record} into the peer's mailbox (STag {@code peerStag}) through {@code via}, as an
-     * unsignalled RDMA Write with work request id {@code wrId}.
+     * Writes {@code record} into the peer's mailbox (STag {@code peerStag}) through {@code via}, the
+     * QP of this side's path on adapter {@code path}, as an RDMA Write with work request id
+     * {@code wrId}, signalled when {@code signaled} (its completion says it left).
      */
-    void send(QueuePair via, int peerStag, long wrId, Record record) {
-        send(via, peerStag, wrId, record, false);
-    }
-
-    /** As {@link #send(QueuePair, int, long, Record)}, signalled when {@code signaled} (its completion says it left). */
-    void send(QueuePair via, int peerStag, long wrId, Record record, boolean signaled) {
-        long at = OUTBOX + offset(record.type());
-        put(segment, at, record);
-        via.postSend(new WorkRequest.RdmaWrite(wrId, new Sge(region, at, RECORD), offset(record.type()), peerStag,
+    void send(QueuePair via, int path, int peerStag, long wrId, Record record, boolean signaled) {
+        long at = slot(path, record.type());
+        put(segment, BOX + at, record);
+        via.postSend(new WorkRequest.RdmaWrite(wrId, new Sge(region, BOX + at, RECORD), at, peerStag,
                 signaled ? dev.tandem.verbs.WrFlags.SIGNALED : 0));
     }
 
-    /** The record of {@code type} in the inbox, or null while none is there (or it is being written). */
+    /** The newest record of {@code type} in the inbox (over any path), or null while none is there. */
     Record read(int type) {
-        long at = offset(type);
+        Record newest = null;
+        for (int path = 0; path < Hello.MAX_ADAPTERS; path++) {
+            Record r = readAt(slot(path, type), type);
+            if (r != null && (newest == null || Integer.compareUnsigned(r.seq(), newest.seq()) > 0)) {
+                newest = r;
+            }
+        }
+        return newest;
+    }
+
+    private Record readAt(long at, int type) {
         int check = segment.get(U32, at + 24);
         Record r = new Record(segment.get(U32, at), segment.get(ValueLayout.JAVA_BYTE, at + 4) & 0xFF,
                 segment.get(ValueLayout.JAVA_BYTE, at + 5) & 0xFF, segment.get(U32, at + 8), segment.get(U32, at + 12),
@@ -102,8 +111,8 @@ final class Mailbox implements AutoCloseable {
         return r.seq() != 0 && r.type() == type && check == check(r) ? r : null;
     }
 
-    private static long offset(int type) {
-        return (long) (type - 1) * RECORD;
+    private static long slot(int path, int type) {
+        return ((long) path * KINDS + (type - 1)) * RECORD;
     }
 
     private static void put(MemorySegment s, long at, Record r) {

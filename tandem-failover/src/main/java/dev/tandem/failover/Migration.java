@@ -69,6 +69,31 @@ final class Migration {
         return n;
     }
 
+    /**
+     * As {@link #rebuild}, over a shared receive queue: its buffers hold the messages of every connection
+     * that uses it, so only those of {@code session} count, in their order. FL receive CQ lock held.
+     */
+    static int rebuildShared(FailoverQueuePair qp, ReceiveLog log, FirstLevelCq cq, int peerSent, int session) {
+        int n = 0;
+        for (int slot : log.inOrder()) {
+            if (Integer.compareUnsigned(qp.receivedMessageId(), peerSent) >= 0) {
+                break;
+            }
+            long at = ReceiveLog.offset(slot);
+            if (!FailoverHeader.present(log.segment(), at) || FailoverHeader.session(log.segment(), at) != session
+                    || FailoverHeader.messageId(log.segment(), at) != qp.receivedMessageId() + 1) {
+                continue;
+            }
+            ReceiveRequest r = log.take(slot);
+            int flags = (FailoverHeader.flags(log.segment(), at) & FailoverHeader.FLAG_SOLICITED) != 0 ? WorkCompletion.FLAG_SOLICITED : 0;
+            qp.receivedMessageId(qp.receivedMessageId() + 1);
+            cq.deliver(qp, -1, r.wrId(), CompletionStatus.SUCCESS, CompletionOpcode.RECV, FailoverHeader.length(log.segment(), at),
+                    0, flags, 0);
+            n++;
+        }
+        return n;
+    }
+
     /** The last send position whose Send the peer holds (its message id is at most {@code peerReceived}), or -1. */
     static long lastHeld(SendLog log, int peerReceived) {
         long held = -1;

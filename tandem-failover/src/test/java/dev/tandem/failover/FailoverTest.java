@@ -58,6 +58,16 @@ class FailoverTest {
     }
 
     @Test
+    void aConnectionOnASharedReceiveQueueFailsOverWithItsReceives() throws Exception {
+        nodes = new TwoNodes(2, Topology.SWITCHED, true);
+        FailoverWatch wb = nodes.b.watch();
+        int path = nodes.sb.failover().sendPath();
+        nodes.stream(MESSAGES, MESSAGES / 2, () -> ((AdapterControl) nodes.b.adapters().get(path))
+                .injectFatalError("test: the adapter of b's shared receive queue"));
+        assertThat(TwoNodes.events(wb)).anyMatch(e -> e instanceof FailoverEvent.Migrated);
+    }
+
+    @Test
     void failHealAndFailTheOtherPathAnyNumberOfTimes() throws Exception {
         nodes = new TwoNodes(2, Topology.SWITCHED);
         FailoverWatch wa = nodes.a.watch();

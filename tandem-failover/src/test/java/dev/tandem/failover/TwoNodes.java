@@ -12,6 +12,7 @@ import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.ReceiveRequest;
+import dev.tandem.verbs.SharedReceiveQueue;
 import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkCompletion;
 import dev.tandem.verbs.WorkRequest;
@@ -42,7 +43,16 @@ final class TwoNodes implements AutoCloseable {
     static final int DEPTH = 32;
 
     /** One side of the connection: its QP, CQ and a region of 2 x DEPTH slots. */
-    record Side(QueuePair qp, CompletionQueue cq, MemoryRegion region) {
+    record Side(QueuePair qp, CompletionQueue cq, MemoryRegion region, SharedReceiveQueue srq) {
+        /** Posts a receive to the QP, or to its shared receive queue when it has one. */
+        void postReceive(ReceiveRequest r) {
+            if (srq != null) {
+                srq.postReceive(r);
+            } else {
+                qp.postReceive(r);
+            }
+        }
+
         FailoverQueuePair failover() {
             return (FailoverQueuePair) qp;
         }
@@ -58,6 +68,11 @@ final class TwoNodes implements AutoCloseable {
     int received;
 
     TwoNodes(int adapters, Topology topology) throws Exception {
+        this(adapters, topology, false);
+    }
+
+    /** With {@code sharedAtB}, b's QP takes its receives from a shared receive queue. */
+    TwoNodes(int adapters, Topology topology, boolean sharedAtB) throws Exception {
         a = node("a", 1, adapters, topology);
         FailoverDevice bb;
         try {
@@ -67,10 +82,10 @@ final class TwoNodes implements AutoCloseable {
             throw e;
         }
         b = bb;
-        sa = side(a);
-        sb = side(b);
+        sa = side(a, false);
+        sb = side(b, sharedAtB);
         for (int i = 0; i < DEPTH; i++) {
-            sb.qp.postReceive(new ReceiveRequest(i, new Sge(sb.region, (long) i * SIZE, SIZE)));
+            sb.postReceive(new ReceiveRequest(i, new Sge(sb.region, (long) i * SIZE, SIZE)));
         }
         Listener l = b.listen(new InetSocketAddress("127.0.1.2", 0), 4);
         CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> {
@@ -89,13 +104,15 @@ final class TwoNodes implements AutoCloseable {
         return FailoverDevice.open(FailoverConfig.of(name, names).withTopology(topology));
     }
 
-    private Side side(FailoverDevice d) {
+    private Side side(FailoverDevice d, boolean shared) {
         ProtectionDomain pd = d.allocateProtectionDomain();
         CompletionQueue cq = d.createCompletionQueue(4 * DEPTH);
         MemoryRegion r = pd.registerMemory(arena.allocate((long) SIZE * DEPTH * 2, 64),
                 Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ);
-        QueuePair qp = pd.createQueuePair(QueuePairConfig.of(cq).withDepths(DEPTH, DEPTH));
-        return new Side(qp, cq, r);
+        SharedReceiveQueue srq = shared ? pd.createSharedReceiveQueue(2 * DEPTH, 1) : null;
+        QueuePairConfig config = QueuePairConfig.of(cq).withDepths(DEPTH, DEPTH);
+        QueuePair qp = pd.createQueuePair(srq == null ? config : config.withSrq(srq));
+        return new Side(qp, cq, r, srq);
     }
 
     /**
@@ -151,7 +168,7 @@ final class TwoNodes implements AutoCloseable {
                 assertThat(written.get(ValueLayout.JAVA_INT_UNALIGNED, 0)).as("the Write before message %d landed", received)
                         .isEqualTo(received);
                 received++;
-                sb.qp.postReceive(new ReceiveRequest(slot, new Sge(sb.region, (long) slot * SIZE, SIZE)));
+                sb.postReceive(new ReceiveRequest(slot, new Sge(sb.region, (long) slot * SIZE, SIZE)));
             }
         }
         assertThat(sa.qp.state()).isEqualTo(QpState.RTS);
