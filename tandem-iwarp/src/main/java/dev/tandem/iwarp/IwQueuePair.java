@@ -48,8 +48,11 @@ final class IwQueuePair implements KitQueuePair, QpContext {
     private final SendQueue.Emitter sendEmitter = this::emitSend;
     private volatile Connection connection;
     private volatile boolean closed;
-    /** Why the QP went to ERROR (set before its work is flushed), null outside ERROR. */
-    private volatile QpFailure failure;
+    /**
+     * Why the QP went to ERROR, null outside ERROR: set before the state moves (whoever sees ERROR, an
+     * event or a flushed completion can ask why), and setting it is what makes one failure the QP's.
+     */
+    private final AtomicReference<QpFailure> failure = new AtomicReference<>();
     /** Set by {@link #close} before it fails the QP: a QP being closed raises no DISCONNECTED. */
     private volatile boolean closing;
     /** An error the engine found on this QP, reported once by the next post (see {@link AsyncErrorException}). */
@@ -308,7 +311,7 @@ final class IwQueuePair implements KitQueuePair, QpContext {
                 }
                 connection = null;
                 core.moveTo(QpState.RESET);
-                failure = null;
+                failure.set(null);
             }
             case RTS -> {
                 Connection c = connection;
@@ -324,7 +327,7 @@ final class IwQueuePair implements KitQueuePair, QpContext {
 
     @Override
     public java.util.Optional<QpFailure> failure() {
-        return java.util.Optional.ofNullable(failure);
+        return java.util.Optional.ofNullable(failure.get());
     }
 
     /** Moves to ERROR once: Terminate or close, flush both queues, raise the event. */
@@ -341,17 +344,15 @@ final class IwQueuePair implements KitQueuePair, QpContext {
      */
     @Override
     public void fail(Failure f, Runnable inProgress) {
-        QpState prev = core.enterError();
-        if (prev != QpState.ERROR) {
-            // before anything completes: whoever sees a flushed completion can ask why
-            failure = new QpFailure(f.kind(), f.detail());
-        }
-        if (prev == QpState.ERROR) {
+        // the cause goes first, before the state and anything that completes: a QP seen in ERROR tells why;
+        // of two failures racing, the one that set it is the one that fails the QP
+        if (!failure.compareAndSet(null, new QpFailure(f.kind(), f.detail()))) {
             if (inProgress != null) {
                 inProgress.run();
             }
             return;
         }
+        QpState prev = core.enterError();
         trace(TraceLevel.RARE, AdapterRas.QP_ERROR, prev.ordinal(), f.vendorError(), f.detail());
         if (f.event() != null && f.event() != AsyncEventType.DISCONNECTED) {
             // posted before the flush, so a thread that sees a flushed completion also sees the error
