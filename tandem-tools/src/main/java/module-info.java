@@ -3,6 +3,7 @@ module dev.tandem.tools {
     requires dev.tandem.verbs;
     requires dev.tandem.ras;
     requires dev.tandem.iwarp;
+    requires dev.tandem.failover;
     requires info.picocli;
     requires java.management;
     requires jdk.management;

@@ -172,6 +172,27 @@ public final class FailoverDevice implements RdmaDevice {
         return List.of(adapters);
     }
 
+    /**
+     * The adapter that carries {@code qp}'s Sends now (moves with each fail-over), or -1 while it is
+     * not connected.
+     *
+     * @throws InvalidArgumentException when {@code qp} is not a QP of this device
+     */
+    public int adapterOf(dev.tandem.verbs.QueuePair qp) {
+        if (!(qp instanceof FailoverQueuePair q) || q.pd().device() != this) {
+            throw new InvalidArgumentException("adapterOf: " + qp + " is not a queue pair of " + name);
+        }
+        return q.sendPath();
+    }
+
+    /** How many of {@code qp}'s paths work now (carrying its work or standing by). */
+    public int livePaths(dev.tandem.verbs.QueuePair qp) {
+        if (!(qp instanceof FailoverQueuePair q) || q.pd().device() != this) {
+            throw new InvalidArgumentException("livePaths: " + qp + " is not a queue pair of " + name);
+        }
+        return q.livePaths();
+    }
+
     /** This node's name. */
     public String nodeName() {
         return config.nodeName();

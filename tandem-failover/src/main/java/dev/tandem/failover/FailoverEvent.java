@@ -40,6 +40,10 @@ public sealed interface FailoverEvent {
     record PathUp(long atNanos, int adapter) implements FailoverEvent {
     }
 
+    /** A path of a connection that had failed is set up again: a backup once more. */
+    record PathRestored(long atNanos, int qpNumber, int adapter) implements FailoverEvent {
+    }
+
     /** No path is left for a connection: it fails as on a plain adapter (QP in ERROR, work flushed). */
     record NoPathLeft(long atNanos, int qpNumber, String cause) implements FailoverEvent {
     }

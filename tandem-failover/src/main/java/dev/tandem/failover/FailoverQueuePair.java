@@ -444,6 +444,10 @@ final class FailoverQueuePair implements QueuePair {
             return;
         }
         request.accept(q, hello(Hello.ACCEPT, k, theirs.connectionId(), List.of(), new byte[0]).encode());
+        boolean restored = pathDead[k];
+        if (restored) {
+            device.tell(new FailoverEvent.PathRestored(System.nanoTime(), qpNumber, k));
+        }
         lock.lock();
         try {
             pathDead[k] = false;
@@ -1397,6 +1401,7 @@ final class FailoverQueuePair implements QueuePair {
                 } finally {
                     lock.unlock();
                 }
+                device.tell(new FailoverEvent.PathRestored(System.nanoTime(), qpNumber, k));
             } catch (RuntimeException e) {
                 // the peer's side is not back yet: the next round tries again
             }

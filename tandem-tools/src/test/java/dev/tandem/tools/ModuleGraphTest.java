@@ -1,5 +1,6 @@
 package dev.tandem.tools;
 
+import dev.tandem.failover.FailoverDevice;
 import dev.tandem.iwarp.IwarpDevice;
 import dev.tandem.provider.DeviceCore;
 import dev.tandem.ras.RasFile;
@@ -24,8 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The modules as the JDK sees them (their module-info.java; the tests themselves run on the class path):
- * they resolve with nothing but the JDK and picocli, export only the API and the SPI, and the iwarp
- * provider is found through the module graph, in a layer of its own, by the scheme a user names.
+ * they resolve with nothing but the JDK and picocli, export only the API and the SPI, and the iwarp and
+ * fail-over providers are found through the module graph, in a layer of its own, by the scheme a user names.
  */
 class ModuleGraphTest {
 
@@ -40,7 +41,7 @@ class ModuleGraphTest {
     /** The tandem modules the tools need, and picocli, resolved over the boot layer (the JDK). */
     private static Configuration resolve() {
         ModuleFinder finder = ModuleFinder.of(codeOf(RdmaDevice.class), codeOf(RasFile.class), codeOf(DeviceCore.class),
-                codeOf(IwarpDevice.class), codeOf(TandemCli.class), codeOf(CommandLine.class));
+                codeOf(IwarpDevice.class), codeOf(FailoverDevice.class), codeOf(TandemCli.class), codeOf(CommandLine.class));
         return ModuleLayer.boot().configuration().resolveAndBind(finder, ModuleFinder.of(), Set.of("dev.tandem.tools"));
     }
 
@@ -59,11 +60,12 @@ class ModuleGraphTest {
                 "dev.tandem.ras", Set.of("dev.tandem.ras"),
                 "dev.tandem.provider", Set.of("dev.tandem.provider"),
                 "dev.tandem.iwarp", Set.of("dev.tandem.iwarp", "dev.tandem.iwarp.wire"),
+                "dev.tandem.failover", Set.of("dev.tandem.failover"),
                 "dev.tandem.tools", Set.of()));
     }
 
     @Test
-    void theVerbsFindTheIwarpProviderThroughTheModuleGraph() throws Exception {
+    void theVerbsFindTheIwarpAndFailoverProvidersThroughTheModuleGraph() throws Exception {
         Configuration cf = resolve();
         assertThat(cf.findModule("dev.tandem.iwarp")).as("resolved for the tools").isPresent();
         ModuleDescriptor iwarp = cf.findModule("dev.tandem.iwarp").orElseThrow().reference().descriptor();
@@ -78,6 +80,6 @@ class ModuleGraphTest {
         for (Object p : java.util.ServiceLoader.load(layer, providerType)) {
             schemes.add((String) providerType.getMethod("scheme").invoke(p));
         }
-        assertThat(schemes).containsExactly("iwarp");
+        assertThat(schemes).containsExactly("failover", "iwarp");
     }
 }

@@ -1,93 +1,88 @@
 package dev.tandem.tools.demo;
 
-import dev.tandem.tools.Adapters;
-import dev.tandem.tools.perf.AdapterOpener;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
-import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /**
- * {@code tandem demo}: two adapters on loopback in this process; connect with private data,
- * Send/Recv, RDMA Write, RDMA Read (each verified), a caught remote access violation, then short
- * write_bw and send_lat runs next to the TCP baseline. Exit code 0 only if every step behaved.
+ * {@code tandem demo}: the fail-over demo (see {@link FailoverDemo}), with a verdict table at the end
+ * (or one JSON object with {@code --json}). Exit code 0 only with a clean verdict after both
+ * fail-overs. {@code tandem demo verbs} is the tour of the verbs.
  */
-@Command(name = "demo", sortOptions = false,
-        description = {"A guided tour of Tandem on two loopback adapters in this process.",
-                "Adapters 127.0.1.1 and 127.0.1.2 connect with private data, then Send/Recv, RDMA Write and RDMA Read",
-                "(each verified), a caught remote access violation, and short write_bw and send_lat runs next to",
-                "plain TCP. Exit code 0 only if every step behaved as expected; it takes well under a minute."})
+@Command(name = "demo", sortOptions = false, subcommands = VerbsDemoCommand.class,
+        description = {"Fail-over: two nodes in this process, two adapters each on loopback addresses, one connection",
+                "carrying a checked stream of Sends and Writes. A fatal error hits the adapter that carries it; later,",
+                "after that adapter was reset, the other path's link goes down. Every step is narrated; the verdict",
+                "says what was sent, what arrived, and each fail-over's pause. Exit code 0 only with nothing lost,",
+                "duplicated or reordered. `tandem demo verbs` is the tour of the verbs."})
 public final class DemoCommand implements Callable<Integer> {
-    private final AdapterOpener opener;
-
     @Spec
     CommandSpec spec;
+
+    @Option(names = "--json", description = "print the verdict as one JSON object instead of the narration and table")
+    boolean json;
+
+    @Option(names = {"-n", "--messages"}, paramLabel = "N", description = "messages to stream (default ${DEFAULT-VALUE})")
+    long messages = 6000;
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
     boolean help;
 
+    /** The demo as picocli makes it. */
     public DemoCommand() {
-        this(Adapters::open);
-    }
-
-    public DemoCommand(AdapterOpener opener) {
-        this.opener = opener;
-    }
-
-    private record Step(String title, Runnable action) {
     }
 
     @Override
-    public Integer call() {
+    public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        long start = System.nanoTime();
-        out.println("Tandem demo: two software iWARP adapters in this process, talking RDMA over loopback TCP.");
-        out.println();
-        boolean ok;
-        try (VerbsTour tour = new VerbsTour(out, opener)) {
-            DemoPerf perf = new DemoPerf(out, opener);
-            List<Step> steps = List.of(
-                    new Step("open adapters a (" + VerbsTour.A_IP + ") and b (" + VerbsTour.B_IP + ")", tour::openAdapters),
-                    new Step("connect a -> b, exchanging keys in the private data", tour::connect),
-                    new Step("Send / Recv", tour::sendReceive),
-                    new Step("RDMA Write into b's region", tour::rdmaWrite),
-                    new Step("RDMA Read from b's region", tour::rdmaRead),
-                    new Step("remote access violation: RDMA Read with a bad rkey", tour::accessViolation),
-                    new Step("fatal adapter error on a, then reset", tour::adapterFault),
-                    new Step("write_bw next to TCP", perf::writeBandwidth),
-                    new Step("send_lat next to TCP", perf::sendLatency));
-            ok = run(out, steps);
+        if (messages < 30) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--messages " + messages + ": give 30 or more");
         }
-        out.printf("%ndemo took %.1f s%n", (System.nanoTime() - start) / 1e9);
+        if (!json) {
+            out.println("Tandem fail-over demo: nodes a and b, two software iWARP adapters each, one connection.");
+            out.println();
+        }
+        Verdict v;
+        try (FailoverDemo demo = new FailoverDemo(out, json)) {
+            v = demo.run(messages);
+        } catch (DemoFailure e) {
+            out.println("demo FAILED: " + e.getMessage());
+            out.flush();
+            return 1;
+        }
+        boolean ok = v.clean() && v.pausesMs().size() >= 2;
+        if (json) {
+            out.println(v.json());
+        } else {
+            table(out, v);
+            out.println(ok ? "verdict: clean: nothing lost, duplicated or reordered, checksums equal, through "
+                    + v.pausesMs().size() + " fail-overs" : "verdict: NOT clean" + (v.firstError() != null ? " (first error: "
+                    + v.firstError() + ")" : ""));
+        }
         out.flush();
         return ok ? 0 : 1;
     }
 
-    private static boolean run(PrintWriter out, List<Step> steps) {
-        for (int i = 0; i < steps.size(); i++) {
-            Step step = steps.get(i);
-            out.printf("[%d/%d] %s%n", i + 1, steps.size(), step.title());
-            out.flush();
-            try {
-                step.action().run();
-            } catch (RuntimeException e) {
-                out.println("      FAILED: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
-                if (!(e instanceof DemoFailure)) {
-                    e.printStackTrace(out);
-                }
-                out.println();
-                out.printf("demo FAILED at step %d of %d (%s)%n", i + 1, steps.size(), step.title());
-                return false;
-            }
-            out.println("      ok");
-            out.flush();
+    private static void table(PrintWriter out, Verdict v) {
+        out.println();
+        out.printf(Locale.ROOT, "  %-28s %14s%n", "", "");
+        out.printf(Locale.ROOT, "  %-28s %14d%n", "messages sent", v.messagesSent());
+        out.printf(Locale.ROOT, "  %-28s %14d%n", "messages received", v.messagesReceived());
+        out.printf(Locale.ROOT, "  %-28s %14d%n", "bytes sent", v.bytesSent());
+        out.printf(Locale.ROOT, "  %-28s %14d%n", "bytes received", v.bytesReceived());
+        out.printf(Locale.ROOT, "  %-28s %14d%n", "lost", v.lost());
+        out.printf(Locale.ROOT, "  %-28s %14d%n", "duplicated", v.duplicated());
+        out.printf(Locale.ROOT, "  %-28s %14d%n", "reordered", v.reordered());
+        out.printf(Locale.ROOT, "  %-28s %14s%n", "checksums", v.checksumErrors() == 0 ? "equal" : v.checksumErrors() + " differ");
+        out.printf(Locale.ROOT, "  %-28s %14d%n", "errors the application saw", v.errors());
+        for (int i = 0; i < v.pausesMs().size(); i++) {
+            out.printf(Locale.ROOT, "  %-28s %11.1f ms%n", "pause of fail-over " + (i + 1), v.pausesMs().get(i));
         }
         out.println();
-        out.printf("demo finished: all %d steps behaved as expected%n", steps.size());
-        return true;
     }
 }
