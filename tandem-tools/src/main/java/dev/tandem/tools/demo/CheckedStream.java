@@ -47,6 +47,8 @@ final class CheckedStream {
     private long corrupt;
     private long errors;
     private String firstError;
+    /** When the sender last reaped a successful completion ({@link System#nanoTime()}). */
+    private long lastCompletionNanos;
 
     /**
      * A stream from {@code sender} to {@code receiver} (connected); {@code source} and {@code target} are
@@ -107,6 +109,8 @@ final class CheckedStream {
         for (int i = 0; i < n; i++) {
             if (wcs[i].status() != CompletionStatus.SUCCESS) {
                 error("sender " + wcs[i]);
+            } else {
+                lastCompletionNanos = System.nanoTime();
             }
             sendsDone++;
         }
@@ -167,6 +171,11 @@ final class CheckedStream {
         if (firstError == null) {
             firstError = what;
         }
+    }
+
+    /** When the sender last reaped a successful completion, 0 before the first. */
+    long lastCompletionNanos() {
+        return lastCompletionNanos;
     }
 
     long sent() {

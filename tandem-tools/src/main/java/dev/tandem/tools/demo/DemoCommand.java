@@ -83,6 +83,9 @@ public final class DemoCommand implements Callable<Integer> {
         for (int i = 0; i < v.pausesMs().size(); i++) {
             out.printf(Locale.ROOT, "  %-28s %11.1f ms%n", "pause of fail-over " + (i + 1), v.pausesMs().get(i));
         }
+        if (!v.pausesMs().isEmpty()) {
+            out.printf(Locale.ROOT, "  %-42s%n", "(a pause: from the fault to the application's next completion)");
+        }
         out.println();
     }
 }
