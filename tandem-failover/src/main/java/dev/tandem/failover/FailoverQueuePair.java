@@ -1,12 +1,16 @@
 package dev.tandem.failover;
 
 import dev.tandem.provider.ResourceLimits;
+import dev.tandem.provider.Validation;
 import dev.tandem.verbs.Access;
+import dev.tandem.verbs.AsyncEvent;
+import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.ConnectionException;
 import dev.tandem.verbs.ConnectionRejectedException;
 import dev.tandem.verbs.ConnectionRequest;
+import dev.tandem.verbs.DeviceUnavailableException;
 import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.InvalidStateException;
 import dev.tandem.verbs.LocalProtectionException;
@@ -29,8 +33,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.time.Duration;
-import dev.tandem.verbs.AsyncEventType;
-
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -132,7 +134,7 @@ final class FailoverQueuePair implements QueuePair {
         this.device = pd.failoverDevice();
         this.pd = pd;
         this.config = config;
-        checkConfig(config);
+        Validation.checkQueuePairConfig(config, device.attributes());
         this.sendCq = cq(config.sendCq(), "send");
         this.receiveCq = cq(config.receiveCq(), "receive");
         if (config.srq() != null && (!(config.srq() instanceof FailoverSharedReceiveQueue s) || s.pd() != pd)) {
@@ -200,25 +202,6 @@ final class FailoverQueuePair implements QueuePair {
         this.sendHeaders = sh;
         this.receiveLog = rl;
         this.mailbox = mb;
-    }
-
-    private void checkConfig(QueuePairConfig c) {
-        var attrs = device.attributes();
-        if (c.sendDepth() > attrs.maxQueuePairDepth() || c.receiveDepth() > attrs.maxQueuePairDepth()) {
-            throw new InvalidArgumentException("queue depths " + c.sendDepth() + "/" + c.receiveDepth()
-                    + " exceed the adapter's maximum of " + attrs.maxQueuePairDepth());
-        }
-        if (c.maxSendSge() > attrs.maxSge() || c.maxReceiveSge() > attrs.maxSge()) {
-            throw new InvalidArgumentException("SGE limits " + c.maxSendSge() + "/" + c.maxReceiveSge()
-                    + " exceed the adapter's maximum of " + attrs.maxSge());
-        }
-        if (c.maxInlineData() > attrs.maxInlineData()) {
-            throw new InvalidArgumentException("maxInlineData " + c.maxInlineData() + " exceeds the adapter's maximum of " + attrs.maxInlineData());
-        }
-        if (c.ird() > attrs.maxIrd() || c.ord() > attrs.maxOrd()) {
-            throw new InvalidArgumentException("IRD/ORD " + c.ird() + "/" + c.ord() + " exceed the adapter's maximum of "
-                    + attrs.maxIrd() + "/" + attrs.maxOrd());
-        }
     }
 
     private FirstLevelCq cq(Object cq, String which) {

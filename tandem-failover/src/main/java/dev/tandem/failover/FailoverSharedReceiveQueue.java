@@ -1,6 +1,7 @@
 package dev.tandem.failover;
 
 import dev.tandem.provider.ResourceLimits;
+import dev.tandem.provider.Validation;
 import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.ReceiveRequest;
@@ -24,12 +25,7 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
 
     FailoverSharedReceiveQueue(FailoverProtectionDomain pd, int maxWr, int maxSge) {
         FailoverDevice device = pd.failoverDevice();
-        if (maxWr <= 0 || maxWr > device.attributes().maxQueuePairDepth()) {
-            throw new InvalidArgumentException("shared receive queue maxWr " + maxWr + " must be within 1.." + device.attributes().maxQueuePairDepth());
-        }
-        if (maxSge <= 0 || maxSge > device.attributes().maxSge()) {
-            throw new InvalidArgumentException("shared receive queue maxSge " + maxSge + " must be within 1.." + device.attributes().maxSge());
-        }
+        Validation.checkSharedReceiveQueue(maxWr, maxSge, device.attributes());
         this.pd = pd;
         this.maxWr = maxWr;
         this.maxSge = maxSge;

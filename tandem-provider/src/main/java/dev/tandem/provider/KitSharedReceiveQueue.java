@@ -22,13 +22,7 @@ public final class KitSharedReceiveQueue implements SharedReceiveQueue, TrackedR
     private final SrqCounters counters;
 
     KitSharedReceiveQueue(KitProtectionDomain pd, int maxWr, int maxSge) {
-        int maxDepth = pd.core().attributes().maxQueuePairDepth();
-        if (maxWr <= 0 || maxWr > maxDepth) {
-            throw new InvalidArgumentException("shared receive queue maxWr " + maxWr + " must be within 1.." + maxDepth);
-        }
-        if (maxSge <= 0 || maxSge > pd.core().attributes().maxSge()) {
-            throw new InvalidArgumentException("shared receive queue maxSge " + maxSge + " must be within 1.." + pd.core().attributes().maxSge());
-        }
+        Validation.checkSharedReceiveQueue(maxWr, maxSge, pd.core().attributes());
         this.pd = pd;
         this.maxWr = maxWr;
         this.maxSge = maxSge;

@@ -64,21 +64,7 @@ public final class QueuePairCore {
     public QueuePairCore(KitProtectionDomain pd, QueuePairConfig config, int qpNumber) {
         this.device = pd.core();
         DeviceAttributes attrs = device.attributes();
-        if (config.sendDepth() > attrs.maxQueuePairDepth() || config.receiveDepth() > attrs.maxQueuePairDepth()) {
-            throw new InvalidArgumentException("queue depths " + config.sendDepth() + "/" + config.receiveDepth()
-                    + " exceed the adapter's maximum of " + attrs.maxQueuePairDepth());
-        }
-        if (config.maxSendSge() > attrs.maxSge() || config.maxReceiveSge() > attrs.maxSge()) {
-            throw new InvalidArgumentException("SGE limits " + config.maxSendSge() + "/" + config.maxReceiveSge()
-                    + " exceed the adapter's maximum of " + attrs.maxSge());
-        }
-        if (config.maxInlineData() > attrs.maxInlineData()) {
-            throw new InvalidArgumentException("maxInlineData " + config.maxInlineData() + " exceeds the adapter's maximum of " + attrs.maxInlineData());
-        }
-        if (config.ird() > attrs.maxIrd() || config.ord() > attrs.maxOrd()) {
-            throw new InvalidArgumentException("IRD/ORD " + config.ird() + "/" + config.ord() + " exceed the adapter's maximum of "
-                    + attrs.maxIrd() + "/" + attrs.maxOrd());
-        }
+        Validation.checkQueuePairConfig(config, attrs);
         this.sendCq = ownCq(config.sendCq(), "send");
         this.receiveCq = ownCq(config.receiveCq(), "receive");
         if (config.srq() != null && (!(config.srq() instanceof KitSharedReceiveQueue s) || s.pd() != pd)) {

@@ -1,7 +1,9 @@
 package dev.tandem.provider;
 
 import dev.tandem.verbs.Access;
+import dev.tandem.verbs.DeviceAttributes;
 import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.LocalProtectionException;
 import dev.tandem.verbs.MemoryRegion;
 import dev.tandem.verbs.ReceiveRequest;
@@ -10,9 +12,47 @@ import dev.tandem.verbs.Sge;
 
 import java.util.List;
 
-/** Post-time checks of scatter/gather lists: each failure names the entry and what was wrong. */
+/** Checks of what a consumer gives: QP and SRQ sizes at creation, scatter/gather lists at post; each failure names what was wrong. */
 public final class Validation {
     private Validation() {
+    }
+
+    /**
+     * Checks a QP's configuration against what the adapter offers: depths, SGE counts, inline size and
+     * IRD/ORD.
+     *
+     * @throws InvalidArgumentException naming the first value over the adapter's maximum
+     */
+    public static void checkQueuePairConfig(QueuePairConfig config, DeviceAttributes attrs) {
+        if (config.sendDepth() > attrs.maxQueuePairDepth() || config.receiveDepth() > attrs.maxQueuePairDepth()) {
+            throw new InvalidArgumentException("queue depths " + config.sendDepth() + "/" + config.receiveDepth()
+                    + " exceed the adapter's maximum of " + attrs.maxQueuePairDepth());
+        }
+        if (config.maxSendSge() > attrs.maxSge() || config.maxReceiveSge() > attrs.maxSge()) {
+            throw new InvalidArgumentException("SGE limits " + config.maxSendSge() + "/" + config.maxReceiveSge()
+                    + " exceed the adapter's maximum of " + attrs.maxSge());
+        }
+        if (config.maxInlineData() > attrs.maxInlineData()) {
+            throw new InvalidArgumentException("maxInlineData " + config.maxInlineData() + " exceeds the adapter's maximum of " + attrs.maxInlineData());
+        }
+        if (config.ird() > attrs.maxIrd() || config.ord() > attrs.maxOrd()) {
+            throw new InvalidArgumentException("IRD/ORD " + config.ird() + "/" + config.ord() + " exceed the adapter's maximum of "
+                    + attrs.maxIrd() + "/" + attrs.maxOrd());
+        }
+    }
+
+    /**
+     * Checks the size of a shared receive queue against what the adapter offers.
+     *
+     * @throws InvalidArgumentException naming the value outside its range
+     */
+    public static void checkSharedReceiveQueue(int maxWr, int maxSge, DeviceAttributes attrs) {
+        if (maxWr <= 0 || maxWr > attrs.maxQueuePairDepth()) {
+            throw new InvalidArgumentException("shared receive queue maxWr " + maxWr + " must be within 1.." + attrs.maxQueuePairDepth());
+        }
+        if (maxSge <= 0 || maxSge > attrs.maxSge()) {
+            throw new InvalidArgumentException("shared receive queue maxSge " + maxSge + " must be within 1.." + attrs.maxSge());
+        }
     }
 
     public static void checkReceive(ReceiveRequest request, KitProtectionDomain pd, int maxSge, String queue, int qpNumber) {
