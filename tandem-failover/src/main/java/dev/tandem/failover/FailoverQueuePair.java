@@ -1029,6 +1029,9 @@ final class FailoverQueuePair implements QueuePair {
         }
         if (m.movedTo != m.path && lastPeerReport != null && (connectedActively || m.agreed)) {
             moveReceives(m, lastPeerReport.lastReliablySent());
+            if (migration != m) {
+                return; // the path failed while the receives moved: a new fail-over runs now
+            }
         }
         Mailbox.Record done = mailbox.read(Mailbox.MIGRATED);
         // the peer's receives are on the path this side moved to: send there
@@ -1133,6 +1136,9 @@ final class FailoverQueuePair implements QueuePair {
         int writes = 0;
         lock.lock();
         try {
+            if (migration != m || pathDead[m.path]) {
+                return; // a newer fail-over replaced this one
+            }
             long held = Migration.lastHeld(sendLog, done.lastReliablyReceived());
             sendLog.payloadsDone(held, CompletionStatus.SUCCESS, true);
             for (long p = sendLog.released(); p < sendLog.next(); p++) {
