@@ -12,7 +12,9 @@ import dev.tandem.ras.TraceLevel;
 import dev.tandem.verbs.PortState;
 import dev.tandem.verbs.RdmaDevice;
 
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -92,25 +94,28 @@ final class FailoverRas implements AutoCloseable {
         this.device = device.name();
         this.key = numberOf(this.device);
         this.file = ProcessRas.acquire();
+        Counter[] counters = null;
+        TraceComponent component;
         try {
-            FailoverCause[] causes = FailoverCause.values();
-            String[] names = new String[causes.length + 16];
-            names[0] = "fail-overs";
-            for (FailoverCause c : causes) {
-                names[1 + c.ordinal()] = "fail-overs " + c.label();
+            List<String> names = new ArrayList<>();
+            names.add("fail-overs");
+            for (FailoverCause c : FailoverCause.values()) {
+                names.add("fail-overs " + c.label());
             }
-            int n = causes.length + 1;
-            for (String name : new String[] {"paths down", "paths restored", "reports sent", "reports received", "sessions moved",
+            names.addAll(List.of("paths down", "paths restored", "reports sent", "reports received", "sessions moved",
                     "receive completions rebuilt", "receives re-posted", "sends re-posted", "writes re-posted",
-                    "stale completions dropped", "no path left", "pause last ns", "pause max ns", "pause total ns"}) {
-                names[n++] = name;
-            }
-            all = ResourceRas.allocate(file, CounterType.FAILOVER.id(), this.device, key, java.util.Arrays.copyOf(names, n));
-            this.trace = file.trace().component("failover");
+                    "stale completions dropped", "no path left", "pause last ns", "pause max ns", "pause total ns"));
+            counters = ResourceRas.allocate(file, CounterType.FAILOVER.id(), this.device, key, names.toArray(String[]::new));
+            component = file.trace().component("failover");
         } catch (RuntimeException e) {
+            if (counters != null) {
+                ResourceRas.closeAll(counters);
+            }
             ProcessRas.release();
             throw e;
         }
+        this.all = counters;
+        this.trace = component;
         int i = 0;
         failovers = all[i++];
         for (FailoverCause c : FailoverCause.values()) {

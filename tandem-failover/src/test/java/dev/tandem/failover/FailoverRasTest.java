@@ -11,6 +11,7 @@ import dev.tandem.ras.SnapshotNode;
 import dev.tandem.ras.TraceLevel;
 import dev.tandem.ras.TraceRecord;
 import dev.tandem.verbs.AdapterControl;
+import dev.tandem.verbs.LinkControl;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -198,6 +199,26 @@ class FailoverRasTest {
             assertThat(number(cb2, "last received msgid")).as("b received every message in order").isEqualTo(nodes.received);
             assertThat(text(cb2, "side")).startsWith("accepting");
         }
+    }
+
+    @Test
+    void aLinkPulledUnderTheConnectionCountsAsLinkDown() throws Exception {
+        nodes = new TwoNodes(2, Topology.SWITCHED);
+        FailoverDevice a = nodes.a;
+        file = ProcessRas.current();
+        int path = nodes.sa.failover().sendPath();
+        LinkControl link = (LinkControl) a.adapters().get(path);
+        nodes.stream(MESSAGES, MESSAGES / 2, link::linkDown);
+        assertThat(counters(a)).as("a's counters after its link went down")
+                .containsEntry("fail-overs", 1L).containsEntry("fail-overs link down", 1L)
+                .containsEntry("fail-overs adapter fatal", 0L).containsEntry("fail-overs connection lost", 0L)
+                .containsEntry("sessions moved", 1L).containsEntry("no path left", 0L)
+                .hasEntrySatisfying("paths down", n -> assertThat(n).isPositive());
+        try (RasReader outside = RasReader.open(file.path())) {
+            assertThat(outside.errors()).as("the link's cause in the error log")
+                    .anyMatch(e -> e.cause().startsWith(a.name() + ": path down (link down): ") && e.count() >= 1);
+        }
+        link.linkUp();
     }
 
     // ---------------------------------------------------------------- reading from outside
