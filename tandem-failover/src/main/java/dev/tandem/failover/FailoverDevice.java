@@ -65,6 +65,8 @@ public final class FailoverDevice implements RdmaDevice {
     /** Where the adapter CQs of every first-level CQ report, for the monitor. */
     final CompletionChannel adapterEvents = new CompletionChannel();
     private final Monitor monitor;
+    /** Its counters, trace, error log entries and dump state in the process's RAS file, from the events it tells. */
+    final FailoverRas ras;
     private final List<FailoverWatch> watches = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean closed;
     /** Where tests make faults happen. */
@@ -98,6 +100,7 @@ public final class FailoverDevice implements RdmaDevice {
         this.attributes = attributesOver(adapters, config.nodeName(), addresses);
         this.limits = new ResourceLimits(name, attributes);
         this.monitor = new Monitor(this);
+        this.ras = new FailoverRas(this);
         monitor.start();
     }
 
@@ -210,6 +213,7 @@ public final class FailoverDevice implements RdmaDevice {
     }
 
     void tell(FailoverEvent e) {
+        ras.told(e);
         for (FailoverWatch w : watches) {
             w.offer(e);
         }
@@ -302,6 +306,11 @@ public final class FailoverDevice implements RdmaDevice {
     boolean usable(int k) {
         RdmaDevice d = adapters[k];
         return !d.isClosed() && d.portState() == PortState.ACTIVE;
+    }
+
+    /** Whether adapter {@code k} failed and the layer gave back what it held there (until it is rebuilt). */
+    synchronized boolean released(int k) {
+        return released[k];
     }
 
     /** The adapter a new session (PD) is primary on: the usable adapters take turns. */
@@ -478,6 +487,7 @@ public final class FailoverDevice implements RdmaDevice {
             }
         }
         monitor.stop();
+        ras.close();
         for (RdmaDevice d : adapters) {
             try {
                 d.close();

@@ -740,6 +740,7 @@ final class FailoverQueuePair implements QueuePair {
         QueuePair q = under[k];
         if (q == null || q.qpNumber() != wc.qpNumber()) {
             staleDropped.incrementAndGet(); // a QP this connection left behind
+            device.ras.staleDropped();
             return;
         }
         long id = wc.wrId();
@@ -1716,6 +1717,14 @@ final class FailoverQueuePair implements QueuePair {
                 }
             }
         }
+    }
+
+    /** What a dump shows of this connection, read as it is without the lock (a dump never waits). */
+    FailoverSnapshot.Connection snapshot() {
+        Hello p = peer;
+        return new FailoverSnapshot.Connection(qpNumber, state, connectedActively, connectionId, p == null ? null : p.node(), sendPath,
+                recvAdapter, under.clone(), peerOf.clone(), pathDead.clone(), sentMessageId, sendLog.lastProvenMessageId(),
+                receivedMessageId, staleDropped.get(), mailSeq, reportSeq, migratedSeq, migration);
     }
 
     @Override

@@ -104,6 +104,11 @@ final class Monitor {
         connections.add(qp);
     }
 
+    /** The connections it watches now (for dumps). */
+    List<FailoverQueuePair> connections() {
+        return List.copyOf(connections);
+    }
+
     void forget(FailoverQueuePair qp) {
         connections.remove(qp);
         unproven.remove(qp);

@@ -16,7 +16,9 @@ public enum CounterType {
     ENGINE(4),
     CQ(5),
     SRQ(6),
-    MR(7);
+    MR(7),
+    /** A fail-over device's own counters: fail-overs per cause, work moved, pauses ({@code tandem-failover}). */
+    FAILOVER(8);
 
     private final int id;
 

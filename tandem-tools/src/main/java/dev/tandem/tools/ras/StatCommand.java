@@ -44,7 +44,7 @@ public final class StatCommand implements Callable<Integer> {
     List<String> filters = new ArrayList<>();
 
     @Option(names = "--type", paramLabel = "TYPE", converter = CounterTypeConverter.class,
-            description = "only counters of this type: adapter, qp, terminate, engine, cq, srq, mr, or a type id (repeat: any of them)")
+            description = "only counters of this type: adapter, qp, terminate, engine, cq, srq, mr, failover, or a type id (repeat: any of them)")
     List<Integer> types = new ArrayList<>();
 
     @Option(names = "--watch", arity = "0..1", fallbackValue = "1", paramLabel = "SECONDS",

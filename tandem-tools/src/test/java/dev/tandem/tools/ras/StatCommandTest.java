@@ -247,7 +247,7 @@ class StatCommandTest {
             "stat --watch 1 --count 0   | --count 0 is out of range: give 1 or more refreshes",
             "stat --pid 0               | --pid 0 is not a process id",
             "stat --pid x               | Invalid value for option '--pid': 'x' is not a long",
-            "stat --type x              | Invalid value for option '--type' (TYPE): 'x' is not a counter type: give one of adapter, qp, terminate, engine, cq, srq, mr, or a type id",
+            "stat --type x              | Invalid value for option '--type' (TYPE): 'x' is not a counter type: give one of adapter, qp, terminate, engine, cq, srq, mr, failover, or a type id",
             "stat --filter=             | --filter is empty"})
     void badUsageExitsWithTwo(String args, String message) {
         assertThat(usageError(args.split(" +"))).contains(message);
