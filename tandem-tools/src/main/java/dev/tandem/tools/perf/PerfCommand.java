@@ -64,6 +64,11 @@ public final class PerfCommand implements Callable<Integer> {
             description = "engine threads: one per adapter (default) or one shared by both adapters of this process")
     String engine = "dedicated";
 
+    @Option(names = "--device", paramLabel = "iwarp|failover",
+            description = {"the device both sides run on: an iWARP adapter (default), or a fail-over device over two",
+                    "(127.0.1.1 with 127.0.2.1, 127.0.1.2 with 127.0.2.2); failover runs with both sides here only"})
+    String device = "iwarp";
+
     @Option(names = "--idle", paramLabel = "backoff|spin|sleep",
             description = "what an idle engine thread does: back off to waiting on its sockets (default), busy-spin, or sleep 1 ms")
     String idle = "backoff";
@@ -198,6 +203,19 @@ public final class PerfCommand implements Callable<Integer> {
             case "sleep" -> "sleep";
             default -> throw new ParameterException(spec.commandLine(), "--idle takes backoff, spin or sleep, got '" + idle + "'");
         };
+        boolean failover = switch (device.toLowerCase(Locale.ROOT)) {
+            case "iwarp" -> false;
+            case "failover" -> true;
+            default -> throw new ParameterException(spec.commandLine(), "--device takes iwarp or failover, got '" + device + "'");
+        };
+        if (failover) {
+            if (server || connect != null) {
+                throw new ParameterException(spec.commandLine(), "--device failover runs both sides in this process; "
+                        + "--server and --connect take the iwarp device");
+            }
+            String options = "threading=" + threading + "&idle=" + idleKind;
+            return (ip, crcOn) -> Adapters.openFailover(ip, crcOn, options);
+        }
         if (threading.equals("dedicated") && idleKind.equals("backoff")) {
             return opener;
         }

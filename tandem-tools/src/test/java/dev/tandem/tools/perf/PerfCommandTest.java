@@ -34,6 +34,8 @@ class PerfCommandTest {
             "perf write_bw --engine both             | --engine takes dedicated or shared, got 'both'",
             "perf write_bw --idle nap                | --idle takes backoff, spin or sleep, got 'nap'",
             "perf write_bw --baseline udp            | --baseline supports only 'tcp'",
+            "perf write_bw --device gpu              | --device takes iwarp or failover, got 'gpu'",
+            "perf write_bw --device failover --server --local 127.0.1.1 | --device failover runs both sides in this process",
             "perf write_bw --poll --event            | --poll and --event exclude each other",
             "perf write_lat --event                  | write_lat waits by polling the last byte of its receive buffer",
             "perf write_bw --server --connect host   | --server and --connect exclude each other",
@@ -53,6 +55,16 @@ class PerfCommandTest {
             "''                                      | Missing command"})
     void badInputGetsAClearMessage(String args, String message) {
         assertThat(usageError(args.isEmpty() ? new String[0] : args.split(" +"))).contains(message);
+    }
+
+    @Test
+    void aFailoverDeviceRunsTheSamePatterns() {
+        CliRun.Result r = CliRun.run("perf", "send_lat", "-n", "200", "--device", "failover", "--json");
+        assertThat(r.exit()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
+        assertThat(r.out()).contains("\"test\":\"send_lat\"").containsPattern("\"t_typical_usec\":\\d");
+        r = CliRun.run("perf", "write_bw", "-n", "200", "-s", "4096", "--device", "failover", "--json");
+        assertThat(r.exit()).as("stdout:%n%s%nstderr:%n%s", r.out(), r.err()).isZero();
+        assertThat(r.out()).containsPattern("\"bw_avg_mb_per_sec\":\\d");
     }
 
     @Test
