@@ -48,6 +48,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * completed, which shows the peer holds them.
  */
 final class FailoverQueuePair implements QueuePair {
+    /** Every this many requests, one is signalled on the adapter (it frees the adapter's queue slots). */
+    static final int SIGNAL_EVERY = 8;
     /** Send-queue slots of an adapter QP beyond twice the application's: proofs. */
     static final int PROOF_SLOTS = 16;
     /** Tags a proof's work request id: the rest is the last send position it covers. */
@@ -123,7 +125,9 @@ final class FailoverQueuePair implements QueuePair {
     private int proofsInFlight;
     /** Sends and Writes posted since the last proof. */
     private int unproven;
-    private long oldestUnprovenNanos;
+    /** The last of this side's Sends the peer's headers say it received (piggy-backed), and the last one applied. */
+    private volatile int peerAcked;
+    private int ackApplied;
 
     /** Application depth for adapters whose QPs hold {@code adapterMax}. */
     static int appDepth(int adapterMax) {
@@ -514,10 +518,9 @@ final class FailoverQueuePair implements QueuePair {
             }
             if (SendLog.isPayload(request)) {
                 if (unproven++ == 0) {
-                    oldestUnprovenNanos = System.nanoTime();
                     device.monitor().watch(this);
                 }
-                prove = proofsInFlight == 0 || unproven >= device.config().proofEvery();
+                prove = unproven >= device.config().proofEvery();
             }
         } finally {
             lock.unlock();
@@ -560,7 +563,9 @@ final class FailoverQueuePair implements QueuePair {
 
     /** The request as adapter {@code k} runs it: ids are log positions; Sends get their header; only what ends a batch is signalled. */
     private WorkRequest onAdapter(int k, WorkRequest request, long seq, int messageId) {
-        int flags = request.flags() & ~WrFlags.SIGNALED;
+        // the adapter frees its queue's slots only behind a signalled request: every SIGNAL_EVERY-th is
+        // (its success says only that it left, not that it arrived: a proof or the peer's ack says that)
+        int flags = request.flags() & ~WrFlags.SIGNALED | (seq % SIGNAL_EVERY == SIGNAL_EVERY - 1 ? WrFlags.SIGNALED : 0);
         return switch (request) {
             case WorkRequest.Send s -> new WorkRequest.Send(seq, withHeader(seq, FailoverHeader.TYPE_SEND, s, messageId, 0), flags);
             case WorkRequest.SendWithInvalidate s -> new WorkRequest.SendWithInvalidate(seq,
@@ -650,7 +655,11 @@ final class FailoverQueuePair implements QueuePair {
             if (sendLog.lastPayload() <= provenPosted) {
                 return false;
             }
-            due = System.nanoTime() - oldestUnprovenNanos >= nanosAgo;
+            long oldest = sendLog.oldestPendingPayloadNanos();
+            if (oldest == 0) {
+                return false;
+            }
+            due = System.nanoTime() - oldest >= nanosAgo;
         } finally {
             lock.unlock();
         }
@@ -865,8 +874,8 @@ final class FailoverQueuePair implements QueuePair {
             proveMore = true;
         } else {
             WorkRequest wr = sendLog.request(id);
-            if (wr == null) {
-                return;
+            if (wr == null || (ok && SendLog.isPayload(wr))) {
+                return; // a Send or Write that left the adapter: only a proof or the peer's ack says it arrived
             }
             if (!ok || wr instanceof WorkRequest.RdmaRead) {
                 sendLog.payloadsDone(id - 1, CompletionStatus.SUCCESS, ok);
@@ -877,6 +886,32 @@ final class FailoverQueuePair implements QueuePair {
         release(cq);
         if (proveMore) {
             proveNow();
+        }
+    }
+
+    /**
+     * Applies what the peer's headers acknowledged: its application received our Sends up to
+     * {@link #peerAcked}, so they and every Write before them arrived, with no proof needed (a
+     * ping-pong never waits for one). The send CQ's poll runs it, under that queue's lock.
+     */
+    void applyAcks(FirstLevelCq cq) {
+        int acked = peerAcked;
+        if (acked == ackApplied) {
+            return;
+        }
+        ackApplied = acked;
+        long held = Migration.lastHeld(sendLog, acked);
+        if (held >= 0) {
+            sendLog.payloadsDone(held, CompletionStatus.SUCCESS, true);
+            release(cq);
+            if (sendLog.oldestPendingPayloadNanos() == 0) {
+                lock.lock();
+                try {
+                    unproven = 0; // nothing is waiting for a proof: the next batch counts from here
+                } finally {
+                    lock.unlock();
+                }
+            }
         }
     }
 
@@ -907,6 +942,10 @@ final class FailoverQueuePair implements QueuePair {
             long at = ReceiveLog.offset(wc.wrId());
             if (FailoverHeader.present(log.segment(), at)) {
                 receivedMessageId = FailoverHeader.messageId(log.segment(), at);
+                int acked = FailoverHeader.lastAcked(log.segment(), at);
+                if (Integer.compareUnsigned(acked, peerAcked) > 0) {
+                    peerAcked = acked; // the peer received our Sends up to this one: they, and the Writes before them, arrived
+                }
             }
         }
         if (!cq.deliver(this, -1, r.wrId(), wc.status(), CompletionOpcode.RECV, length, wc.invalidatedStag(), wc.flags(),
@@ -1562,6 +1601,9 @@ final class FailoverQueuePair implements QueuePair {
                     state = QpState.INIT;
                 }
                 case SQD, RTS -> {
+                    if (target == QpState.SQD) {
+                        proveNow(); // the drain then completes what was posted: the proof goes in before it
+                    }
                     if (sendPath >= 0) {
                         under[sendPath].modify(target);
                     }

@@ -32,6 +32,8 @@ import java.util.concurrent.locks.ReentrantLock;
 final class FirstLevelCq implements CompletionQueue {
     /** Completions an adapter CQ holds beyond twice the application's depth: proofs and the layer's own work. */
     static final int EXTRA = 64;
+    static final int PROOF_DELAY_US = 50;
+    private static final long PROOF_DELAY = TimeUnit.MICROSECONDS.toNanos(PROOF_DELAY_US);
     private static final int DISARMED = 0;
     private static final int ANY = 1;
     private static final int SOLICITED = 2;
@@ -189,6 +191,9 @@ final class FirstLevelCq implements CompletionQueue {
             n = drain(out, offset, max);
             if (n < max) {
                 pollThrough();
+                for (FailoverQueuePair qp : senders) {
+                    qp.applyAcks(this);
+                }
                 n += drain(out, offset + n, max - n);
             }
         } finally {
@@ -332,9 +337,13 @@ final class FirstLevelCq implements CompletionQueue {
         }
     }
 
+    /**
+     * A poller found nothing (or waits): Sends and Writes that no reply of the peer acknowledged within
+     * {@value #PROOF_DELAY_US} µs get their proof now (a ping-pong's reply acknowledges them first).
+     */
     private void proveSenders() {
         for (FailoverQueuePair qp : senders) {
-            qp.proveNow();
+            qp.proveIfOlderThan(PROOF_DELAY);
         }
     }
 

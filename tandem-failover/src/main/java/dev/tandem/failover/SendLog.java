@@ -18,6 +18,8 @@ final class SendLog {
     private final CompletionStatus[] outcome;
     private final int[] vendorError;
     private final int[] messageIds;
+    /** When each request was posted ({@link System#nanoTime()}). */
+    private final long[] postedAt;
     /** The message id of the last Send a proof (or a Read) showed the peer holds: LAST RELIABLY SENT. */
     private int lastProvenMessageId;
     private long next;
@@ -30,6 +32,7 @@ final class SendLog {
         this.outcome = new CompletionStatus[capacity];
         this.vendorError = new int[capacity];
         this.messageIds = new int[capacity];
+        this.postedAt = new long[capacity];
     }
 
     /** Whether the request carries data to the peer (a Send or Write): it needs a proof. */
@@ -47,6 +50,7 @@ final class SendLog {
         payload[at] = isPayload(request);
         outcome[at] = null;
         messageIds[at] = messageId;
+        postedAt[at] = System.nanoTime();
         return next++;
     }
 
@@ -122,6 +126,17 @@ final class SendLog {
         if (position == released) {
             released++;
         }
+    }
+
+    /** When the oldest Send or Write whose outcome is not known was posted, or 0 when there is none. */
+    synchronized long oldestPendingPayloadNanos() {
+        for (long p = released; p < next; p++) {
+            int at = slot(p);
+            if (payload[at] && outcome[at] == null) {
+                return postedAt[at];
+            }
+        }
+        return 0;
     }
 
     /** Whether a Send or Write after {@code position} is not yet covered by a proof. */
