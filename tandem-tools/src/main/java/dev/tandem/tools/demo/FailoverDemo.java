@@ -50,6 +50,8 @@ final class FailoverDemo implements AutoCloseable {
     private QueuePair qa;
     private CheckedStream stream;
     private long start;
+    /** How many messages the stream may have sent by the end of the phase running now. */
+    private long limit;
     /** Fail-overs of node a so far, and when the last one finished. */
     private int migrations;
     private long migratedAt;
@@ -73,12 +75,14 @@ final class FailoverDemo implements AutoCloseable {
         long first = messages / 3;
         long second = 2 * messages / 3;
         int carrying = a.adapterOf(qa);
+        limit = first;
         runUntil(first);
         say("FAULT: fatal error on a's adapter " + carrying + " (" + a.adapters().get(carrying).name() + "), which carries the connection");
         long fault = System.nanoTime();
         // a PCI error arrives on its own, not on the application's thread: the application keeps posting meanwhile
         Thread pci = Thread.ofPlatform().name("demo-pci-error")
                 .start(() -> ((AdapterControl) a.adapters().get(carrying)).injectFatalError("demo: simulated PCI error"));
+        limit = second;
         measurePause(fault, "the first fail-over");
         pci.join(WAIT.toMillis());
         say("resetting a's adapter " + carrying + " (the connection keeps running on adapter " + a.adapterOf(qa) + ")");
@@ -90,6 +94,7 @@ final class FailoverDemo implements AutoCloseable {
         LinkControl link = (LinkControl) a.adapters().get(now);
         long dark = System.nanoTime();
         link.linkDown();
+        limit = messages;
         measurePause(dark, "the second fail-over");
         link.linkUp();
         say("link of a's adapter " + now + " is up again");
@@ -152,7 +157,7 @@ final class FailoverDemo implements AutoCloseable {
                 throw new DemoFailure("waited " + 2 * WAIT.toSeconds() + " s for " + what + "; sent " + stream.sent() + ", received "
                         + stream.received());
             }
-            stream.step(Long.MAX_VALUE);
+            stream.step(limit);
             narrate();
             long t = System.nanoTime();
             if (!quiet && t - lastLine > TimeUnit.MILLISECONDS.toNanos(250)) {
