@@ -178,6 +178,11 @@ final class CheckedStream {
         return lastCompletionNanos;
     }
 
+    /** Nothing in flight: every message sent was received, and every completion of the sender reaped. */
+    boolean idle() {
+        return received == sent && sendsDone == 2 * sent;
+    }
+
     long sent() {
         return sent;
     }
