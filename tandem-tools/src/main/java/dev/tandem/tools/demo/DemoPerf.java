@@ -1,8 +1,10 @@
 package dev.tandem.tools.demo;
 
 import dev.tandem.tools.perf.AdapterOpener;
+import dev.tandem.tools.perf.Baseline;
 import dev.tandem.tools.perf.Figures;
 import dev.tandem.tools.perf.MeasuredRun;
+import dev.tandem.tools.perf.PerfDevice;
 import dev.tandem.tools.perf.PerfLoopback;
 import dev.tandem.tools.perf.PerfProgress;
 import dev.tandem.tools.perf.PerfReport;
@@ -34,7 +36,8 @@ final class DemoPerf {
     }
 
     private void run(PerfTest test, int size, int iterations, int warmup) {
-        PerfSettings s = new PerfSettings(test, size, iterations, PerfSettings.NO_DURATION, PerfSettings.DEFAULT_TX_DEPTH, false, true, WaitMode.POLL, true,
+        PerfSettings s = new PerfSettings(test, size, iterations, PerfSettings.NO_DURATION, PerfSettings.DEFAULT_TX_DEPTH, false, true, WaitMode.POLL,
+                PerfDevice.IWARP, Baseline.TCP,
                 warmup, Role.LOOPBACK, null, null, 0);
         out.printf("      running: tandem perf %s -s %d -n %d --warmup %d --baseline tcp  (Tandem first, then TCP, same path)%n",
                 test.cliName(), size, iterations, warmup);
@@ -55,7 +58,7 @@ final class DemoPerf {
         DemoFailure.check(run.results().size() == 1, "one result", run.results().size());
         SizeResult r = run.results().getFirst();
         sane(r.tandem(), "Tandem");
-        sane(r.tcp(), "TCP");
+        sane(r.baseline(), "TCP");
     }
 
     private static void sane(Figures f, String who) {

@@ -3,8 +3,6 @@ package dev.tandem.tools.perf;
 import dev.tandem.tools.perf.rdma.Patience;
 import dev.tandem.tools.perf.rdma.RdmaEndpoint;
 import dev.tandem.tools.perf.rdma.RdmaPattern;
-import dev.tandem.tools.perf.tcp.TcpLink;
-import dev.tandem.tools.perf.tcp.TcpPattern;
 import dev.tandem.verbs.ConnectionRejectedException;
 import dev.tandem.verbs.RdmaDevice;
 
@@ -15,7 +13,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The measuring side of {@code tandem perf}: connects, sends the run's parameters, runs every phase. */
+/**
+ * The measuring side of {@code tandem perf}: connects, sends the run's parameters, runs every phase,
+ * each over Tandem and then over the baseline's own connection when the run has one.
+ */
 public final class PerfClient {
     public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
@@ -33,6 +34,18 @@ public final class PerfClient {
     /** As {@link #run(RdmaDevice, InetAddress, InetSocketAddress, PerfSettings, PerfProgress)}, with the patience of its waits. */
     static MeasuredRun run(RdmaDevice device, InetAddress local, InetSocketAddress server, PerfSettings s, PerfProgress progress,
                            Patience patience) {
+        return run(device, null, local, server, s, progress, patience);
+    }
+
+    /**
+     * As {@link #run(RdmaDevice, InetAddress, InetSocketAddress, PerfSettings, PerfProgress, Patience)}, with
+     * {@code baselineDevice}, the plain adapter an iWARP baseline runs on (at {@code local}; null without one).
+     */
+    static MeasuredRun run(RdmaDevice device, RdmaDevice baselineDevice, InetAddress local, InetSocketAddress server, PerfSettings s,
+                           PerfProgress progress, Patience patience) {
+        if (s.baseline() == Baseline.IWARP && baselineDevice == null) {
+            throw new IllegalArgumentException("an iWARP baseline needs the plain adapter to run on; none was given");
+        }
         PerfTest test = s.test();
         PerfPlan plan = s.plan();
         int area = RdmaEndpoint.areaFor(plan.maxSize());
@@ -42,7 +55,7 @@ public final class PerfClient {
                 RdmaPattern.receiveDepth(test, true, 0), s.waitMode(), "client", patience)) {
             RdmaPattern pattern = RdmaPattern.of(test, ep, s.txDepth(), true, 0);
             pattern.prepareReceives();
-            Hello.Client hello = new Hello.Client(test, s.waitMode(), s.baselineTcp(), s.sweep(), s.crc(), s.size(), s.iterations(),
+            Hello.Client hello = new Hello.Client(test, s.waitMode(), s.baseline(), s.sweep(), s.crc(), s.size(), s.iterations(),
                     s.warmup(), s.txDepth(), ep.rkey(), area, s.durationSeconds());
             Hello.Server answer = Hello.Server.decode(connect(ep, server, hello));
             if (answer.area() < area) {
@@ -51,16 +64,22 @@ public final class PerfClient {
             crc = s.crc() || answer.crc();
             pattern.connected(answer.rkey(), answer.area(), answer.rxDepth());
             progress.connected(local.getHostAddress(), server.getAddress().getHostAddress() + ":" + server.getPort(), crc);
-            try (TcpLink link = s.baselineTcp()
-                    ? TcpLink.connect(local, new InetSocketAddress(server.getAddress(), answer.tcpPort()), s.waitMode(), area) : null) {
-                TcpPattern baseline = link == null ? null : new TcpPattern(test, link);
+            InetSocketAddress baselineServer = new InetSocketAddress(server.getAddress(), answer.baselinePort());
+            try (BaselineSide baseline = switch (s.baseline()) {
+                case NONE -> null;
+                case TCP -> TcpBaselineSide.connect(local, baselineServer, s, area);
+                case IWARP -> IwarpBaselineSide.connect(baselineDevice, baselineServer, hello, area, patience);
+            }) {
                 for (Phase phase : plan.phases()) {
                     SideResult t = pattern.client(phase);
-                    SideResult b = baseline == null ? null : baseline.client(phase);
+                    SideResult b = baseline == null ? null : baseline.run(phase);
                     SizeResult r = new SizeResult(phase, t.figures(), t.allocPerOp(), Double.NaN,
                             b == null ? null : b.figures(), b == null ? Double.NaN : b.allocPerOp(), Double.NaN);
                     results.add(r);
                     progress.result(r);
+                }
+                if (baseline != null) {
+                    baseline.finish();
                 }
             }
             pattern.drain();
@@ -69,7 +88,7 @@ public final class PerfClient {
     }
 
     /** Connects with the hello; a server that refuses the run has said why in its reject. */
-    private static byte[] connect(RdmaEndpoint ep, InetSocketAddress server, Hello.Client hello) {
+    static byte[] connect(RdmaEndpoint ep, InetSocketAddress server, Hello.Client hello) {
         try {
             return ep.qp().connect(server, hello.encode(), CONNECT_TIMEOUT);
         } catch (ConnectionRejectedException e) {

@@ -22,7 +22,7 @@ import java.util.concurrent.Callable;
 /** {@code tandem perf TEST}: perftest's benchmarks over Tandem, next to a TCP baseline. */
 @Command(name = "perf", sortOptions = false,
         description = {
-                "perftest-style benchmarks over Tandem, next to a TCP baseline.",
+                "perftest-style benchmarks over Tandem, next to a baseline: TCP, or the plain iWARP adapters under a fail-over device.",
                 "The tests of ib_write_bw, ib_write_lat, ib_send_bw, ib_send_lat and ib_read_lat, with their options.",
                 "Without --server or --connect both sides run here, on adapters 127.0.1.1 and 127.0.1.2."},
         footer = {"",
@@ -65,7 +65,7 @@ public final class PerfCommand implements Callable<Integer> {
     String engine = "dedicated";
 
     @Option(names = "--device", paramLabel = "iwarp|failover",
-            description = {"the device both sides run on: an iWARP adapter (default), or a fail-over device over two",
+            description = {"the device the Tandem side runs on: an iWARP adapter (default), or a fail-over device over two",
                     "(127.0.1.1 with 127.0.2.1, 127.0.1.2 with 127.0.2.2); failover runs with both sides here only"})
     String device = "iwarp";
 
@@ -82,8 +82,9 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = {"-e", "--event"}, description = "block on completion events; the baseline blocks in socket reads and writes")
     boolean event;
 
-    @Option(names = "--baseline", paramLabel = "tcp",
-            description = "also run the pattern over plain java.nio TCP on the same path and print the ratio")
+    @Option(names = "--baseline", paramLabel = "tcp|iwarp",
+            description = {"also run the pattern over plain java.nio TCP on the same path (tcp), or over plain iWARP adapters",
+                    "on 127.0.1.1 and 127.0.1.2 (iwarp, with --device failover), and print the ratio"})
     String baseline;
 
     @Option(names = "--json", description = "print one JSON object with every figure instead of the tables")
@@ -134,7 +135,8 @@ public final class PerfCommand implements Callable<Integer> {
                 printer.tandemRow(result);
             }
         };
-        MeasuredRun run = s.role() == Role.LOOPBACK ? PerfLoopback.run(s, engineOpener(), progress) : measureAgainst(s, progress);
+        MeasuredRun run = s.role() == Role.LOOPBACK ? PerfLoopback.run(s, engineOpener(s.device()), engineOpener(PerfDevice.IWARP), progress)
+                : measureAgainst(s, progress);
         PerfReport report = PerfReport.of(s, run);
         if (json) {
             out.println(PerfJson.of(report));
@@ -172,9 +174,6 @@ public final class PerfCommand implements Callable<Integer> {
             case "off" -> false;
             default -> throw new ParameterException(spec.commandLine(), "--crc takes on or off, got '" + crc + "'");
         };
-        if (baseline != null && !baseline.equalsIgnoreCase("tcp")) {
-            throw new ParameterException(spec.commandLine(), "--baseline supports only 'tcp' (plain java.nio TCP on the same path), got '" + baseline + "'");
-        }
         if (warmup != null && warmup < 0) {
             throw new ParameterException(spec.commandLine(), "--warmup " + warmup + " is negative: give 0.." + PerfSettings.MAX_ITERS + " iterations");
         }
@@ -184,15 +183,16 @@ public final class PerfCommand implements Callable<Integer> {
             return new PerfSettings(test, size != null ? size : test.defaultSize(),
                     iterations != null ? iterations : test.defaultIterations(), duration != null ? duration : PerfSettings.NO_DURATION,
                     txDepth, all, crcOn,
-                    event ? WaitMode.EVENT : WaitMode.POLL, baseline != null,
+                    event ? WaitMode.EVENT : WaitMode.POLL, PerfDevice.fromCliName(device),
+                    baseline != null ? Baseline.fromCliName(baseline) : Baseline.NONE,
                     warmup != null ? warmup : PerfSettings.DEFAULT_WARMUP, role, connect, local, resolvedPort);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
     }
 
-    /** The adapter opener with the engine settings of --engine and --idle (the injected opener when both are default). */
-    private AdapterOpener engineOpener() {
+    /** The opener of {@code kind} with the engine settings of --engine and --idle (the injected opener for iwarp when both are default). */
+    private AdapterOpener engineOpener(PerfDevice kind) {
         String threading = switch (engine.toLowerCase(Locale.ROOT)) {
             case "dedicated", "shared" -> engine.toLowerCase(Locale.ROOT);
             default -> throw new ParameterException(spec.commandLine(), "--engine takes dedicated or shared, got '" + engine + "'");
@@ -203,36 +203,24 @@ public final class PerfCommand implements Callable<Integer> {
             case "sleep" -> "sleep";
             default -> throw new ParameterException(spec.commandLine(), "--idle takes backoff, spin or sleep, got '" + idle + "'");
         };
-        boolean failover = switch (device.toLowerCase(Locale.ROOT)) {
-            case "iwarp" -> false;
-            case "failover" -> true;
-            default -> throw new ParameterException(spec.commandLine(), "--device takes iwarp or failover, got '" + device + "'");
+        String options = "threading=" + threading + "&idle=" + idleKind;
+        return switch (kind) {
+            case FAILOVER -> (ip, crcOn) -> Adapters.openFailover(ip, crcOn, options);
+            case IWARP -> threading.equals("dedicated") && idleKind.equals("backoff") ? opener : (ip, crcOn) -> Adapters.open(ip, crcOn, options);
         };
-        if (failover) {
-            if (server || connect != null) {
-                throw new ParameterException(spec.commandLine(), "--device failover runs both sides in this process; "
-                        + "--server and --connect take the iwarp device");
-            }
-            String options = "threading=" + threading + "&idle=" + idleKind;
-            return (ip, crcOn) -> Adapters.openFailover(ip, crcOn, options);
-        }
-        if (threading.equals("dedicated") && idleKind.equals("backoff")) {
-            return opener;
-        }
-        return (ip, crcOn) -> Adapters.open(ip, crcOn, "threading=" + threading + "&idle=" + idleKind);
     }
 
     private MeasuredRun measureAgainst(PerfSettings s, PerfProgress progress) {
         InetAddress host = resolve(s.host(), "--connect");
         InetAddress localIp = s.local() != null ? resolve(s.local(), "--local") : LocalRoute.towards(host);
-        try (RdmaDevice device = engineOpener().open(localIp.getHostAddress(), s.crc())) {
+        try (RdmaDevice device = engineOpener(s.device()).open(localIp.getHostAddress(), s.crc())) {
             return PerfClient.run(device, localIp, new InetSocketAddress(host, s.port()), s, progress);
         }
     }
 
     private void serve(PerfSettings s, PrintWriter out, PrintWriter err) {
         InetAddress localIp = resolve(s.local(), "--local");
-        try (RdmaDevice device = engineOpener().open(localIp.getHostAddress(), s.crc());
+        try (RdmaDevice device = engineOpener(s.device()).open(localIp.getHostAddress(), s.crc());
              PerfServer perfServer = PerfServer.listen(device, new InetSocketAddress(localIp, s.port()), s.crc())) {
             String address = perfServer.address().getAddress().getHostAddress() + ":" + perfServer.address().getPort();
             err.println("tandem perf: waiting for a client on " + address);

@@ -32,15 +32,15 @@ public final class PerfFormat {
     }
 
     /**
-     * {@code ratio vs tcp: bw 0.93x} for bandwidth (Tandem average / TCP average: above 1 is faster),
-     * {@code ratio vs tcp: t_typical 1.21x} for latency (Tandem / TCP: above 1 is slower).
+     * {@code ratio vs tcp: bw 0.93x} for bandwidth (Tandem average / the baseline's: above 1 is faster),
+     * {@code ratio vs iwarp: t_typical 1.21x} for latency (Tandem / the baseline: above 1 is slower).
      */
-    public static String ratio(PerfTest.Kind kind, double ratio) {
-        return String.format(Locale.ROOT, "ratio vs tcp: %s %.2fx", kind == PerfTest.Kind.BANDWIDTH ? "bw" : "t_typical", ratio);
+    public static String ratio(PerfTest.Kind kind, Baseline baseline, double ratio) {
+        return String.format(Locale.ROOT, "ratio vs %s: %s %.2fx", baseline.cliName(), kind == PerfTest.Kind.BANDWIDTH ? "bw" : "t_typical", ratio);
     }
 
     /** Tandem's headline figure over the baseline's. */
-    public static double ratioOf(Figures tandem, Figures tcp) {
-        return tandem.headline() / tcp.headline();
+    public static double ratioOf(Figures tandem, Figures baseline) {
+        return tandem.headline() / baseline.headline();
     }
 }

@@ -10,6 +10,7 @@ public final class PerfJson {
         JsonWriter w = new JsonWriter().beginObject()
                 .field("tool", "tandem perf")
                 .field("test", s.test().cliName())
+                .field("device", s.device().cliName())
                 .field("kind", s.test().isBandwidth() ? "bandwidth" : "latency")
                 .field("role", s.role().name().toLowerCase(java.util.Locale.ROOT))
                 .field("local", report.local())
@@ -21,9 +22,10 @@ public final class PerfJson {
                 .field("sweep", s.sweep());
         seconds(w, "duration_sec", s.timed() ? s.durationSeconds() : null);
         seconds(w, "warmup_sec", s.timed() && s.warmup() == PerfSettings.DEFAULT_WARMUP ? PerfPlan.DURATION_WARMUP.toSeconds() : null);
-        w.field("baseline", s.baselineTcp() ? "tcp" : null);
-        if (s.baselineTcp()) {
-            w.field("baseline_wait_description", s.waitMode().tcpDescription());
+        Baseline baseline = s.baseline();
+        w.field("baseline", baseline.present() ? baseline.cliName() : null);
+        if (baseline.present()) {
+            w.field("baseline_wait_description", baseline.waitDescription(s.waitMode()));
         }
         w.name("units").beginObject()
                 .field("bandwidth", "MB/sec, MB = 1048576 bytes")
@@ -44,9 +46,9 @@ public final class PerfJson {
             count(w, "warmup", r.phase().warmup());
             w.name("tandem");
             figures(w, r.tandem());
-            w.name("tcp");
+            w.name(baseline.jsonKey());
             if (r.hasBaseline()) {
-                figures(w, r.tcp());
+                figures(w, r.baseline());
                 w.name("ratio").beginObject().field(s.test().isBandwidth() ? "bw" : "t_typical", r.ratio()).endObject();
             } else {
                 w.nullValue();
@@ -55,8 +57,8 @@ public final class PerfJson {
             w.name("alloc_bytes_per_op").beginObject()
                     .field("tandem_client", r.tandemClientAllocPerOp())
                     .field("tandem_server", r.tandemServerAllocPerOp())
-                    .field("tcp_client", r.tcpClientAllocPerOp())
-                    .field("tcp_server", r.tcpServerAllocPerOp())
+                    .field(baseline.jsonKey() + "_client", r.baselineClientAllocPerOp())
+                    .field(baseline.jsonKey() + "_server", r.baselineServerAllocPerOp())
                     .endObject();
             w.endObject();
         }
@@ -74,7 +76,7 @@ public final class PerfJson {
                 .field("test", h.test().cliName())
                 .field("crc", run.crc())
                 .field("wait", h.waitMode().jsonName())
-                .field("baseline", h.baselineTcp() ? "tcp" : null);
+                .field("baseline", h.baseline().present() ? h.baseline().cliName() : null);
         seconds(w, "duration_sec", h.durationSeconds() != PerfSettings.NO_DURATION ? h.durationSeconds() : null);
         w.name("results").beginArray();
         java.util.List<Phase> phases = h.plan().phases();
@@ -85,7 +87,7 @@ public final class PerfJson {
             w.field("served", run.tandem().get(i).operations());
             w.name("alloc_bytes_per_op").beginObject()
                     .field("tandem_server", run.tandem().get(i).allocPerOp())
-                    .field("tcp_server", i < run.tcp().size() ? run.tcp().get(i).allocPerOp() : Double.NaN)
+                    .field(h.baseline().jsonKey() + "_server", i < run.baseline().size() ? run.baseline().get(i).allocPerOp() : Double.NaN)
                     .endObject();
             w.endObject();
         }

@@ -13,7 +13,8 @@ import java.util.List;
 
 /**
  * Both sides in one process: two adapters on loopback, the server on a named thread, the client on
- * the caller's thread. The server's allocation figures join the client's results.
+ * the caller's thread. The server's allocation figures join the client's results. An iWARP
+ * baseline runs on two more, plain adapters at the same two addresses.
  *
  * <p>Everything is closed in the reverse order of opening, on every path: the server thread is
  * stopped and joined first (it closes what it opened for the client), then the listener, then the
@@ -31,19 +32,39 @@ public final class PerfLoopback {
     private PerfLoopback() {
     }
 
+    /** Runs {@code s} on devices from {@code opener}; an iWARP baseline is not possible (see the other form). */
     public static MeasuredRun run(PerfSettings s, AdapterOpener opener, PerfProgress progress) {
-        return run(s, opener, progress, Patience.DEFAULT);
+        return run(s, opener, null, progress, Patience.DEFAULT);
+    }
+
+    /**
+     * Runs {@code s} on devices from {@code opener}, and its iWARP baseline (if it has one) on plain
+     * adapters from {@code baselineOpener}.
+     */
+    public static MeasuredRun run(PerfSettings s, AdapterOpener opener, AdapterOpener baselineOpener, PerfProgress progress) {
+        return run(s, opener, baselineOpener, progress, Patience.DEFAULT);
     }
 
     /** As {@link #run(PerfSettings, AdapterOpener, PerfProgress)}, with the patience of both sides' waits. */
     static MeasuredRun run(PerfSettings s, AdapterOpener opener, PerfProgress progress, Patience patience) {
+        return run(s, opener, null, progress, patience);
+    }
+
+    /** As {@link #run(PerfSettings, AdapterOpener, AdapterOpener, PerfProgress)}, with the patience of both sides' waits. */
+    static MeasuredRun run(PerfSettings s, AdapterOpener opener, AdapterOpener baselineOpener, PerfProgress progress, Patience patience) {
+        boolean plain = s.baseline() == Baseline.IWARP;
+        if (plain && baselineOpener == null) {
+            throw new IllegalArgumentException("an iWARP baseline needs an opener for its plain adapters; none was given");
+        }
         try (RdmaDevice client = opener.open(CLIENT_IP, s.crc());
              RdmaDevice server = opener.open(SERVER_IP, s.crc());
-             PerfServer perfServer = PerfServer.listen(server, new InetSocketAddress(SERVER_IP, s.port()), s.crc(), patience);
+             RdmaDevice baselineClient = plain ? baselineOpener.open(CLIENT_IP, s.crc()) : null;
+             RdmaDevice baselineServer = plain ? baselineOpener.open(SERVER_IP, s.crc()) : null;
+             PerfServer perfServer = PerfServer.listen(server, new InetSocketAddress(SERVER_IP, s.port()), s.crc(), patience, baselineServer);
              ServerThread serving = ServerThread.start(perfServer)) {
             MeasuredRun measured;
             try {
-                measured = PerfClient.run(client, address(CLIENT_IP), perfServer.address(), s, progress, patience);
+                measured = PerfClient.run(client, baselineClient, address(CLIENT_IP), perfServer.address(), s, progress, patience);
             } catch (RuntimeException e) {
                 throw serving.stopAndBlame(e);
             }
@@ -56,8 +77,9 @@ public final class PerfLoopback {
         for (int i = 0; i < measured.results().size(); i++) {
             SizeResult r = measured.results().get(i);
             double tandemServer = i < served.tandem().size() ? served.tandem().get(i).allocPerOp() : Double.NaN;
-            double tcpServer = i < served.tcp().size() ? served.tcp().get(i).allocPerOp() : Double.NaN;
-            merged.add(new SizeResult(r.phase(), r.tandem(), r.tandemClientAllocPerOp(), tandemServer, r.tcp(), r.tcpClientAllocPerOp(), tcpServer));
+            double baselineServer = i < served.baseline().size() ? served.baseline().get(i).allocPerOp() : Double.NaN;
+            merged.add(new SizeResult(r.phase(), r.tandem(), r.tandemClientAllocPerOp(), tandemServer, r.baseline(),
+                    r.baselineClientAllocPerOp(), baselineServer));
         }
         return new MeasuredRun(measured.local(), measured.remote(), measured.crc(), merged);
     }

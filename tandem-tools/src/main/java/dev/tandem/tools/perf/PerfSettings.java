@@ -11,7 +11,8 @@ package dev.tandem.tools.perf;
  * @param sweep       {@code -a}: every power of two from 2 bytes to 8 MiB
  * @param crc         MPA CRC32C on the wire
  * @param waitMode    how completions are waited for
- * @param baselineTcp also run the pattern over plain java.nio TCP and report the ratio
+ * @param device      the device the Tandem side runs on; {@link PerfDevice#FAILOVER} runs with both sides here only
+ * @param baseline    what the run is also measured over, for the ratio ({@link Baseline#IWARP} needs the fail-over device)
  * @param warmup      iterations run before measuring, or {@link #DEFAULT_WARMUP} for "as many as measured"
  * @param role        loopback, server or client
  * @param host        the server to connect to (client only)
@@ -19,8 +20,8 @@ package dev.tandem.tools.perf;
  * @param port        the server's port; 0 picks a free one (server and loopback)
  */
 public record PerfSettings(PerfTest test, int size, int iterations, int durationSeconds, int txDepth, boolean sweep, boolean crc,
-                           WaitMode waitMode, boolean baselineTcp, int warmup, Role role, String host, String local,
-                           int port) {
+                           WaitMode waitMode, PerfDevice device, Baseline baseline, int warmup, Role role, String host,
+                           String local, int port) {
     /** perftest's MAX_SIZE. */
     public static final int MAX_SIZE = 8 * 1024 * 1024;
     /** perftest's MIN_ITER. */
@@ -42,8 +43,9 @@ public record PerfSettings(PerfTest test, int size, int iterations, int duration
     public static final int NO_DURATION = 0;
 
     public PerfSettings {
-        if (test == null || waitMode == null || role == null) {
-            throw new IllegalArgumentException("test, waiting mode and role must be given, got " + test + ", " + waitMode + ", " + role);
+        if (test == null || waitMode == null || device == null || baseline == null || role == null) {
+            throw new IllegalArgumentException("test, waiting mode, device, baseline and role must be given, got " + test + ", " + waitMode
+                    + ", " + device + ", " + baseline + ", " + role);
         }
         if (size < 1 || size > MAX_SIZE) {
             throw new IllegalArgumentException("--size " + size + " is out of range: give 1.." + MAX_SIZE + " bytes");
@@ -70,6 +72,14 @@ public record PerfSettings(PerfTest test, int size, int iterations, int duration
         if (test == PerfTest.WRITE_LAT && waitMode == WaitMode.EVENT) {
             throw new IllegalArgumentException("write_lat waits by polling the last byte of its receive buffer, as perftest does; "
                     + "there is no completion to block on, so --event does not apply (use send_lat or read_lat with --event)");
+        }
+        if (baseline == Baseline.IWARP && device == PerfDevice.IWARP) {
+            throw new IllegalArgumentException("--baseline iwarp compares a device with the plain iWARP adapters under it; the iwarp device "
+                    + "is such an adapter, so there is nothing to compare: give --device failover, or --baseline tcp");
+        }
+        if (device == PerfDevice.FAILOVER && role != Role.LOOPBACK) {
+            throw new IllegalArgumentException("--device failover runs both sides in this process (each on two loopback adapters); "
+                    + "--server and --connect take the iwarp device");
         }
         switch (role) {
             case CLIENT -> {

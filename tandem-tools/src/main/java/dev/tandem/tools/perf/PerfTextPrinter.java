@@ -20,7 +20,7 @@ public final class PerfTextPrinter {
         PerfTest t = settings.test();
         out.println(PerfFormat.RESULT_LINE);
         out.println("                    " + t.title());
-        out.println(" Provider        : Tandem software iWARP over TCP");
+        out.println(" Provider        : " + settings.device().description());
         out.println(" Path            : " + local + " -> " + remote + (settings.role() == Role.LOOPBACK ? " (loopback, one process)" : ""));
         out.println(" Connection type : RC");
         if (t.isBandwidth()) {
@@ -35,8 +35,9 @@ public final class PerfTextPrinter {
                     + (t.isBandwidth() ? "no BW peak: perftest drops it in duration mode too"
                     : "median and percentiles from a histogram, within " + LatencyHistogram.RELATIVE_ERROR_TEXT) + ")");
         }
-        if (settings.baselineTcp()) {
-            out.println(" Baseline        : java.nio TCP on the same path, " + settings.waitMode().tcpDescription());
+        Baseline baseline = settings.baseline();
+        if (baseline.present()) {
+            out.println(" Baseline        : " + baseline.path() + " on the same path, " + baseline.waitDescription(settings.waitMode()));
         }
         if (!t.isBandwidth()) {
             out.println(" Latency         : " + (t.latencyDivisor() == 2 ? "half of a round trip" : "whole operation")
@@ -54,16 +55,18 @@ public final class PerfTextPrinter {
 
     public void finish(PerfReport report) {
         out.println(PerfFormat.RESULT_LINE);
-        if (settings.baselineTcp()) {
-            out.println(" Baseline: java.nio TCP, same path, " + settings.waitMode().tcpDescription());
+        Baseline baseline = settings.baseline();
+        if (baseline.present()) {
+            out.println(" Baseline: " + baseline.path() + ", same path, " + baseline.waitDescription(settings.waitMode()));
             out.println(PerfFormat.header(settings.test().kind()));
             for (SizeResult r : report.results()) {
-                out.println(PerfFormat.row(r.tcp()));
+                out.println(PerfFormat.row(r.baseline()));
             }
             out.println(PerfFormat.RESULT_LINE);
             boolean several = report.results().size() > 1;
             for (SizeResult r : report.results()) {
-                out.println(PerfFormat.ratio(settings.test().kind(), r.ratio()) + (several ? "  (" + r.phase().size() + " bytes)" : ""));
+                out.println(PerfFormat.ratio(settings.test().kind(), baseline, r.ratio())
+                        + (several ? "  (" + r.phase().size() + " bytes)" : ""));
             }
         }
         if (AllocationMeter.supported()) {
@@ -81,7 +84,7 @@ public final class PerfTextPrinter {
         Hello.Client h = run.hello();
         out.println(PerfFormat.RESULT_LINE);
         out.println(" served " + h.test().cliName() + " on " + address + " to " + run.client() + ": CRC " + (run.crc() ? "ON" : "OFF")
-                + ", " + h.waitMode().jsonName() + (h.baselineTcp() ? ", with the TCP baseline" : ""));
+                + ", " + h.waitMode().jsonName() + (h.baseline().present() ? ", with the " + h.baseline().title() + " baseline" : ""));
         java.util.List<Phase> phases = h.plan().phases();
         for (int i = 0; i < phases.size(); i++) {
             Phase p = phases.get(i);

@@ -9,11 +9,11 @@ import java.util.List;
  * @param hello   what the client asked for
  * @param crc     whether MPA CRC was in use
  * @param tandem  the server side of each Tandem phase
- * @param tcp     the server side of each baseline phase (empty without a baseline)
+ * @param baseline the server side of each baseline phase (empty without a baseline)
  */
-public record ServedRun(String client, Hello.Client hello, boolean crc, List<SideResult> tandem, List<SideResult> tcp) {
+public record ServedRun(String client, Hello.Client hello, boolean crc, List<SideResult> tandem, List<SideResult> baseline) {
     public ServedRun {
         tandem = List.copyOf(tandem);
-        tcp = List.copyOf(tcp);
+        baseline = List.copyOf(baseline);
     }
 }

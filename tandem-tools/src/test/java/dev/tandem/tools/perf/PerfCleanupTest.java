@@ -15,7 +15,7 @@ import dev.tandem.verbs.ResourceLeakException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -34,8 +34,13 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  */
 class PerfCleanupTest {
     private static PerfSettings loopback(PerfTest test, boolean baseline) {
-        return new PerfSettings(test, test.defaultSize(), 200, PerfSettings.NO_DURATION, 16, false, true, WaitMode.POLL, baseline, 10,
-                Role.LOOPBACK, null, null, 0);
+        return loopback(test, baseline ? Baseline.TCP : Baseline.NONE);
+    }
+
+    /** A loopback run with {@code baseline}: an iWARP baseline runs under fail-over devices (it is what they are compared with). */
+    private static PerfSettings loopback(PerfTest test, Baseline baseline) {
+        return new PerfSettings(test, test.defaultSize(), 200, PerfSettings.NO_DURATION, 16, false, true, WaitMode.POLL,
+                baseline == Baseline.IWARP ? PerfDevice.FAILOVER : PerfDevice.IWARP, baseline, 10, Role.LOOPBACK, null, null, 0);
     }
 
     /** Every throwable in the chain: causes and suppressed ones, recursively. */
@@ -73,8 +78,8 @@ class PerfCleanupTest {
     }
 
     @ParameterizedTest(name = "baseline {0}")
-    @ValueSource(booleans = {false, true})
-    void aClientFailureIsTheFailureReportedAndNothingLeaks(boolean baseline) {
+    @EnumSource(Baseline.class)
+    void aClientFailureIsTheFailureReportedAndNothingLeaks(Baseline baseline) {
         IllegalStateException givesUp = new IllegalStateException("test: the client gives up after connecting");
         PerfProgress failing = new PerfProgress() {
             @Override
@@ -86,8 +91,9 @@ class PerfCleanupTest {
             public void result(SizeResult result) {
             }
         };
-        // with a baseline the server waits for the TCP connection the client never makes: stopping it must end that wait
-        Throwable thrown = catchThrowable(() -> PerfLoopback.run(loopback(PerfTest.SEND_LAT, baseline), Adapters::open, failing));
+        // with a baseline the server waits for the baseline's connection the client never makes: stopping it must end that wait
+        AdapterOpener opener = baseline == Baseline.IWARP ? (ip, crc) -> Adapters.openFailover(ip, crc, "") : Adapters::open;
+        Throwable thrown = catchThrowable(() -> PerfLoopback.run(loopback(PerfTest.SEND_LAT, baseline), opener, Adapters::open, failing));
         assertThat(thrown).isSameAs(givesUp);
         assertNoLeakIn(thrown);
     }
@@ -143,8 +149,8 @@ class PerfCleanupTest {
             RdmaDevice d = Adapters.open(ip, crc);
             return ip.equals(PerfLoopback.SERVER_IP) ? new SmallQueues(d, 64) : d;
         };
-        PerfSettings s = new PerfSettings(PerfTest.WRITE_BW, 4096, 200, PerfSettings.NO_DURATION, 100, false, true, WaitMode.POLL, false, 10,
-                Role.LOOPBACK, null, null, 0);
+        PerfSettings s = new PerfSettings(PerfTest.WRITE_BW, 4096, 200, PerfSettings.NO_DURATION, 100, false, true, WaitMode.POLL,
+                PerfDevice.IWARP, Baseline.NONE, 10, Role.LOOPBACK, null, null, 0);
         assertThatThrownBy(() -> PerfLoopback.run(s, smallServer, PerfProgress.NONE))
                 .isInstanceOf(PerfException.class)
                 .hasMessageStartingWith("the server at 127.0.1.2:")

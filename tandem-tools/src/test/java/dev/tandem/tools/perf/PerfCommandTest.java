@@ -33,9 +33,12 @@ class PerfCommandTest {
             "perf write_bw --crc maybe               | --crc takes on or off, got 'maybe'",
             "perf write_bw --engine both             | --engine takes dedicated or shared, got 'both'",
             "perf write_bw --idle nap                | --idle takes backoff, spin or sleep, got 'nap'",
-            "perf write_bw --baseline udp            | --baseline supports only 'tcp'",
+            "perf write_bw --baseline udp            | --baseline takes tcp (plain java.nio TCP on the same path) or iwarp (plain iWARP adapters, with --device failover), got 'udp'",
+            "perf write_bw --baseline iwarp          | --baseline iwarp compares a device with the plain iWARP adapters under it; the iwarp device is such an adapter, so there is nothing to compare: give --device failover, or --baseline tcp",
+            "perf send_lat --device iwarp --baseline IWARP | --baseline iwarp compares a device with the plain iWARP adapters under it",
             "perf write_bw --device gpu              | --device takes iwarp or failover, got 'gpu'",
             "perf write_bw --device failover --server --local 127.0.1.1 | --device failover runs both sides in this process",
+            "perf write_bw --device failover --baseline iwarp --connect 127.0.1.2 | --device failover runs both sides in this process (each on two loopback adapters); --server and --connect take the iwarp device",
             "perf write_bw --poll --event            | --poll and --event exclude each other",
             "perf write_lat --event                  | write_lat waits by polling the last byte of its receive buffer",
             "perf write_bw --server --connect host   | --server and --connect exclude each other",
@@ -75,7 +78,8 @@ class PerfCommandTest {
         assertThat(bw.txDepth()).isEqualTo(128);
         assertThat(bw.crc()).isTrue();
         assertThat(bw.waitMode()).isEqualTo(WaitMode.POLL);
-        assertThat(bw.baselineTcp()).isFalse();
+        assertThat(bw.baseline()).isEqualTo(Baseline.NONE);
+        assertThat(bw.device()).isEqualTo(PerfDevice.IWARP);
         assertThat(bw.role()).isEqualTo(Role.LOOPBACK);
         assertThat(bw.port()).isZero();
         assertThat(bw.warmup()).isEqualTo(PerfSettings.DEFAULT_WARMUP);
@@ -91,9 +95,19 @@ class PerfCommandTest {
     void optionsAsPerftestNamesThem() {
         PerfSettings s = parse("perf", "send_bw", "-s", "4096", "-n", "300", "-t", "16", "--crc", "off", "-e", "--baseline", "tcp",
                 "--warmup", "7", "--server", "--local", "127.0.0.1", "-p", "19000");
-        assertThat(s).isEqualTo(new PerfSettings(PerfTest.SEND_BW, 4096, 300, PerfSettings.NO_DURATION, 16, false, false, WaitMode.EVENT, true, 7,
+        assertThat(s).isEqualTo(new PerfSettings(PerfTest.SEND_BW, 4096, 300, PerfSettings.NO_DURATION, 16, false, false, WaitMode.EVENT, PerfDevice.IWARP, Baseline.TCP, 7,
                 Role.SERVER, null, "127.0.0.1", 19000));
         assertThat(parse("perf", "WRITE_LAT", "-a").sweep()).isTrue();
+    }
+
+    @Test
+    void deviceAndBaselineChoices() {
+        PerfSettings s = parse("perf", "write_bw", "--device", "failover", "--baseline", "iwarp");
+        assertThat(s.device()).isEqualTo(PerfDevice.FAILOVER);
+        assertThat(s.baseline()).isEqualTo(Baseline.IWARP);
+        assertThat(parse("perf", "send_lat", "--device", "FAILOVER", "--baseline", "tcp").baseline()).isEqualTo(Baseline.TCP);
+        assertThat(parse("perf", "send_lat", "--device", "failover").baseline()).isEqualTo(Baseline.NONE);
+        assertThat(parse("perf", "send_lat", "--baseline", "TCP").device()).isEqualTo(PerfDevice.IWARP);
     }
 
     @Test
@@ -114,7 +128,8 @@ class PerfCommandTest {
         assertThat(top.exit()).isZero();
         assertThat(top.out()).contains("demo").contains("perf");
         CliRun.Result perf = run("perf", "--help");
-        assertThat(perf.out()).contains("--size", "--iters", "--duration", "--tx-depth", "--crc=on|off", "--baseline=tcp", "--json", "--warmup",
+        assertThat(perf.out()).contains("--size", "--iters", "--duration", "--tx-depth", "--crc=on|off", "--baseline=tcp|iwarp",
+                "--device=iwarp|failover", "--json", "--warmup",
                 "--server", "--connect", "--poll", "--event");
     }
 }

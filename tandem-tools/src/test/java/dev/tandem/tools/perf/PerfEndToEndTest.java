@@ -89,7 +89,7 @@ class PerfEndToEndTest {
     void serverAndClientRolesTalkOverTheNetwork() throws Exception {
         InetAddress serverIp = InetAddress.getByName("127.0.3.2");
         InetAddress clientIp = InetAddress.getByName("127.0.3.1");
-        PerfSettings s = new PerfSettings(PerfTest.SEND_BW, 512, 300, PerfSettings.NO_DURATION, 32, false, false, WaitMode.POLL, true, 10,
+        PerfSettings s = new PerfSettings(PerfTest.SEND_BW, 512, 300, PerfSettings.NO_DURATION, 32, false, false, WaitMode.POLL, PerfDevice.IWARP, Baseline.TCP, 10,
                 Role.CLIENT, serverIp.getHostAddress(), clientIp.getHostAddress(), 1);
         AtomicReference<Object> served = new AtomicReference<>();
         try (RdmaDevice serverDevice = Adapters.open(serverIp.getHostAddress(), true);
@@ -109,14 +109,14 @@ class PerfEndToEndTest {
             assertThat(run.results()).hasSize(1);
             SizeResult r = run.results().getFirst();
             assertThat(r.tandem().iterations()).isEqualTo(300);
-            assertThat(r.tcp().iterations()).isEqualTo(300);
+            assertThat(r.baseline().iterations()).isEqualTo(300);
             assertThat(r.ratio()).isPositive();
             assertThat(served.get()).isInstanceOf(ServedRun.class);
             ServedRun sr = (ServedRun) served.get();
             assertThat(sr.hello().test()).isEqualTo(PerfTest.SEND_BW);
             assertThat(sr.hello().size()).isEqualTo(512);
             assertThat(sr.tandem()).hasSize(1);
-            assertThat(sr.tcp()).hasSize(1);
+            assertThat(sr.baseline()).hasSize(1);
             assertThat(sr.crc()).isTrue();
         }
     }

@@ -41,8 +41,8 @@ class PerfFormatTest {
 
     @Test
     void ratioLines() {
-        assertThat(PerfFormat.ratio(PerfTest.Kind.BANDWIDTH, 0.9261)).isEqualTo("ratio vs tcp: bw 0.93x");
-        assertThat(PerfFormat.ratio(PerfTest.Kind.LATENCY, 1.2149)).isEqualTo("ratio vs tcp: t_typical 1.21x");
+        assertThat(PerfFormat.ratio(PerfTest.Kind.BANDWIDTH, Baseline.TCP, 0.9261)).isEqualTo("ratio vs tcp: bw 0.93x");
+        assertThat(PerfFormat.ratio(PerfTest.Kind.LATENCY, Baseline.TCP, 1.2149)).isEqualTo("ratio vs tcp: t_typical 1.21x");
         assertThat(PerfFormat.ratioOf(new LatencyStats(2, 5, 1, 9, 3.0, 4, 1, 8, 9), new LatencyStats(2, 5, 1, 9, 2.0, 4, 1, 8, 9)))
                 .isEqualTo(1.5);
     }
@@ -53,7 +53,7 @@ class PerfFormatTest {
         Locale.setDefault(Locale.GERMANY);
         try {
             assertThat(PerfFormat.row(new BandwidthStats(2, 5, 1.5, 1.25, 0.5))).contains("1.50").contains("0.500000");
-            assertThat(PerfFormat.ratio(PerfTest.Kind.BANDWIDTH, 0.5)).endsWith("0.50x");
+            assertThat(PerfFormat.ratio(PerfTest.Kind.BANDWIDTH, Baseline.TCP, 0.5)).endsWith("0.50x");
         } finally {
             Locale.setDefault(saved);
         }

@@ -9,7 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class PerfJsonTest {
     private static PerfSettings settings(PerfTest test, boolean baseline) {
-        return new PerfSettings(test, test.defaultSize(), 1000, PerfSettings.NO_DURATION, 128, false, true, WaitMode.EVENT, baseline, 10,
+        return new PerfSettings(test, test.defaultSize(), 1000, PerfSettings.NO_DURATION, 128, false, true, WaitMode.EVENT, PerfDevice.IWARP,
+                baseline ? Baseline.TCP : Baseline.NONE, 10,
                 Role.LOOPBACK, null, null, 0);
     }
 
@@ -51,7 +52,7 @@ class PerfJsonTest {
     @Test
     @SuppressWarnings("unchecked")
     void durationReportHasNoPeakAndSaysHowPercentilesWereTaken() {
-        PerfSettings bw = new PerfSettings(PerfTest.WRITE_BW, 65536, 5000, 10, 128, false, true, WaitMode.POLL, false,
+        PerfSettings bw = new PerfSettings(PerfTest.WRITE_BW, 65536, 5000, 10, 128, false, true, WaitMode.POLL, PerfDevice.IWARP, Baseline.NONE,
                 PerfSettings.DEFAULT_WARMUP, Role.LOOPBACK, null, null, 0);
         Phase phase = bw.plan().phases().getFirst();
         SizeResult r = new SizeResult(phase, BandwidthStats.window(65536, 40_000, 0, 10_000_000_000L), 0.5, 0.1, null, Double.NaN, Double.NaN);
@@ -62,7 +63,7 @@ class PerfJsonTest {
         assertThat((Map<String, Object>) one.get("tandem")).containsEntry("bw_peak_mb_per_sec", null).containsEntry("iterations", 40_000.0);
         assertThat((Map<String, Object>) m.get("units")).doesNotContainKey("percentiles");
 
-        PerfSettings lat = new PerfSettings(PerfTest.SEND_LAT, 2, 1000, 10, 128, false, true, WaitMode.POLL, false, 50,
+        PerfSettings lat = new PerfSettings(PerfTest.SEND_LAT, 2, 1000, 10, 128, false, true, WaitMode.POLL, PerfDevice.IWARP, Baseline.NONE, 50,
                 Role.LOOPBACK, null, null, 0);
         LatencyHistogram h = new LatencyHistogram();
         h.record(8000);

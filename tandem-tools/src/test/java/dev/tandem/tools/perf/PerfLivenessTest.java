@@ -27,7 +27,7 @@ class PerfLivenessTest {
     @CsvSource({"WRITE_BW, POLL", "READ_LAT, POLL", "WRITE_BW, EVENT", "READ_LAT, EVENT"})
     void aQuietServerPhaseLongerThanTheStallLimitSucceeds(PerfTest test, WaitMode wait) {
         int seconds = (int) SHORT.stallLimit().multipliedBy(2).toSeconds();
-        PerfSettings s = new PerfSettings(test, test.defaultSize(), 1000, seconds, 16, false, false, wait, false, 10,
+        PerfSettings s = new PerfSettings(test, test.defaultSize(), 1000, seconds, 16, false, false, wait, PerfDevice.IWARP, Baseline.NONE, 10,
                 Role.LOOPBACK, null, null, 0);
         MeasuredRun run = PerfLoopback.run(s, Adapters::open, PerfProgress.NONE, SHORT);
         assertThat(run.results()).singleElement().satisfies(r -> assertThat(r.tandem().iterations()).isPositive());
@@ -53,7 +53,7 @@ class PerfLivenessTest {
             });
             int area = RdmaEndpoint.areaFor(4096);
             try (RdmaEndpoint silent = RdmaEndpoint.create(clientDevice, area, 8, 8, wait, "silent client", Patience.DEFAULT)) {
-                Hello.Client hello = new Hello.Client(PerfTest.WRITE_BW, wait, false, false, false, 4096, 1000, 0, 16,
+                Hello.Client hello = new Hello.Client(PerfTest.WRITE_BW, wait, Baseline.NONE, false, false, 4096, 1000, 0, 16,
                         silent.rkey(), area, PerfSettings.NO_DURATION);
                 silent.qp().connect(server.address(), hello.encode(), Duration.ofSeconds(10));
                 assertThat(serving.join(Duration.ofSeconds(60))).as("the server gave up on the silent client").isTrue();
