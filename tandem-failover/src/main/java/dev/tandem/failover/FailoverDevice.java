@@ -500,7 +500,12 @@ public final class FailoverDevice implements RdmaDevice {
         }
     }
 
-    private static int closeOrder(AutoCloseable c) {
+    /**
+     * Where a resource comes in closing: listeners first (no new connections), then QPs (they use the
+     * rest), windows, regions, SRQs, PDs, and CQs last (closing QPs still flushes into them). A PD
+     * closes its own in the same order; coming back after a reset goes the other way.
+     */
+    static int closeOrder(AutoCloseable c) {
         return switch (c) {
             case FailoverListener l -> 0;
             case FailoverQueuePair q -> 1;

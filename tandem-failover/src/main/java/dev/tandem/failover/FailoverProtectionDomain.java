@@ -109,7 +109,7 @@ final class FailoverProtectionDomain implements ProtectionDomain {
             all = new ArrayList<>(children);
             own = new ArrayList<>(internals);
         }
-        all.sort((a, b) -> Integer.compare(order(a), order(b)));
+        all.sort((a, b) -> Integer.compare(FailoverDevice.closeOrder(a), FailoverDevice.closeOrder(b)));
         for (AutoCloseable c : all) {
             switch (c) {
                 case FailoverQueuePair q -> q.release(k);
@@ -147,7 +147,7 @@ final class FailoverProtectionDomain implements ProtectionDomain {
         for (FailoverMemoryRegion r : own) {
             r.rebuild(k);
         }
-        all.sort((a, b) -> Integer.compare(order(b), order(a)));
+        all.sort((a, b) -> Integer.compare(FailoverDevice.closeOrder(b), FailoverDevice.closeOrder(a)));
         for (AutoCloseable c : all) {
             switch (c) {
                 case FailoverQueuePair q -> q.rebuild(k);
@@ -212,7 +212,7 @@ final class FailoverProtectionDomain implements ProtectionDomain {
             left = new ArrayList<>(children);
             children.clear();
         }
-        left.sort((a, b) -> Integer.compare(order(a), order(b)));
+        left.sort((a, b) -> Integer.compare(FailoverDevice.closeOrder(a), FailoverDevice.closeOrder(b)));
         for (AutoCloseable c : left) {
             try {
                 c.close();
@@ -225,16 +225,6 @@ final class FailoverProtectionDomain implements ProtectionDomain {
         arena.close();
         device.limits.giveBack(ResourceLimits.Kind.PROTECTION_DOMAIN);
         device.forget(this);
-    }
-
-    private static int order(AutoCloseable c) {
-        return switch (c) {
-            case FailoverQueuePair q -> 0;
-            case FailoverMemoryWindow w -> 1;
-            case FailoverMemoryRegion r -> 2;
-            case FailoverSharedReceiveQueue s -> 3;
-            default -> 4;
-        };
     }
 
     private void closeUnder() {
