@@ -1,5 +1,8 @@
 package dev.tandem.failover.check;
 
+import dev.tandem.failover.FailoverDevice;
+import dev.tandem.failover.FailoverEvent;
+import dev.tandem.failover.FailoverWatch;
 import dev.tandem.verbs.AdapterControl;
 import dev.tandem.verbs.CompletionStatus;
 import org.junit.jupiter.api.Test;
@@ -70,6 +73,34 @@ class CheckedStreamTest {
             assertThat(v.messagesReceived()).isEqualTo(1500);
             assertThat(v.blocksVerified()).isEqualTo(1500);
             assertThat(v.bytesReceived()).isEqualTo(1500L * 2048);
+        }
+    }
+
+    @Test
+    void overFailoverDevicesAFatalErrorOnTheCarryingAdapterLeavesTheVerdictClean() throws Exception {
+        try (StreamPair p = new StreamPair("failover://127.0.1.1+127.0.2.1?node=a", "failover://127.0.1.2+127.0.2.2?node=b", "127.0.1.2",
+                StreamShape.sendsAndWrites(1024));
+             FailoverWatch watch = ((FailoverDevice) p.a).watch()) {
+            FailoverDevice a = (FailoverDevice) p.a;
+            int carrying = a.adapterOf(p.qa);
+            boolean[] injected = {false};
+            Verdict v = p.stream.run(3000, STALL, Duration.ofMillis(1), w -> {
+                if (!injected[0] && w.messagesSent() >= 1000) {
+                    injected[0] = true;
+                    ((AdapterControl) a.adapters().get(carrying)).injectFatalError("checked stream test");
+                }
+            });
+            assertThat(injected[0]).isTrue();
+            assertThat(v.clean()).as("%s", v).isTrue();
+            assertThat(v.messagesReceived()).isEqualTo(3000);
+            assertThat(v.blocksVerified()).isEqualTo(3000);
+            assertThat(a.adapterOf(p.qa)).isNotEqualTo(carrying);
+            List<FailoverEvent> seen = new ArrayList<>();
+            FailoverEvent e;
+            while ((e = watch.poll(Duration.ZERO)) != null) {
+                seen.add(e);
+            }
+            assertThat(seen).anyMatch(x -> x instanceof FailoverEvent.Migrated);
         }
     }
 
