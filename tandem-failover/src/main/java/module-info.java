@@ -7,6 +7,7 @@ module dev.tandem.failover {
     requires transitive dev.tandem.provider;
 
     exports dev.tandem.failover;
+    exports dev.tandem.failover.check;
 
     uses dev.tandem.verbs.RdmaProvider;
 

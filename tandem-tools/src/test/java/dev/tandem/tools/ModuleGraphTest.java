@@ -60,7 +60,7 @@ class ModuleGraphTest {
                 "dev.tandem.ras", Set.of("dev.tandem.ras"),
                 "dev.tandem.provider", Set.of("dev.tandem.provider"),
                 "dev.tandem.iwarp", Set.of("dev.tandem.iwarp", "dev.tandem.iwarp.wire"),
-                "dev.tandem.failover", Set.of("dev.tandem.failover"),
+                "dev.tandem.failover", Set.of("dev.tandem.failover", "dev.tandem.failover.check"),
                 "dev.tandem.tools", Set.of()));
     }
 

@@ -1,18 +1,22 @@
 package dev.tandem.tools.demo;
 
+import dev.tandem.failover.check.Verdict;
+import dev.tandem.tools.perf.JsonWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.io.Console;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /**
  * {@code tandem demo}: the fail-over demo (see {@link FailoverDemo}), with a verdict table at the end
  * (or one JSON object with {@code --json}). Exit code 0 only with a clean verdict after both
- * fail-overs. {@code tandem demo verbs} is the tour of the verbs.
+ * fail-overs; otherwise it says what went wrong. {@code tandem demo verbs} is the tour of the verbs.
  */
 @Command(name = "demo", sortOptions = false, subcommands = VerbsDemoCommand.class,
         description = {"Fail-over: two nodes in this process, two adapters each on loopback addresses, one connection",
@@ -38,7 +42,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() throws Exception {
+    public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         if (messages < 30) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--messages " + messages + ": give 30 or more");
@@ -47,45 +51,97 @@ public final class DemoCommand implements Callable<Integer> {
             out.println("Tandem fail-over demo: nodes a and b, two software iWARP adapters each, one connection.");
             out.println();
         }
-        Verdict v;
-        try (FailoverDemo demo = new FailoverDemo(out, json)) {
-            v = demo.run(messages);
+        FailoverDemo.Result r;
+        try (FailoverDemo demo = new FailoverDemo(out, json, !json && onTerminal())) {
+            r = demo.run(messages);
         } catch (DemoFailure e) {
-            out.println("demo FAILED: " + e.getMessage());
+            if (json) {
+                out.println("{\"clean\": false, \"failure\": " + quote(e.getMessage()) + "}");
+            } else {
+                out.println("demo FAILED: " + e.getMessage());
+            }
             out.flush();
             return 1;
         }
-        boolean ok = v.clean() && v.pausesMs().size() >= 2;
         if (json) {
-            out.println(v.json());
+            out.println(json(r));
         } else {
-            table(out, v);
-            out.println(ok ? "verdict: clean: nothing lost, duplicated or reordered, checksums equal, through "
-                    + v.pausesMs().size() + " fail-overs" : "verdict: NOT clean" + (v.firstError() != null ? " (first error: "
-                    + v.firstError() + ")" : ""));
+            table(out, r);
+            conclusion(out, r);
         }
         out.flush();
-        return ok ? 0 : 1;
+        return r.ok() ? 0 : 1;
     }
 
-    private static void table(PrintWriter out, Verdict v) {
+    /** Whether this process writes to a terminal: then the progress line is rewritten in place. */
+    private static boolean onTerminal() {
+        Console c = System.console();
+        return c != null && c.isTerminal();
+    }
+
+    /** The verdict's members, each fail-over's pause, and whether the demo passed ({@code clean}), as one JSON object. */
+    static String json(FailoverDemo.Result r) {
+        StringBuilder pauses = new StringBuilder("[");
+        for (int i = 0; i < r.pausesMs().size(); i++) {
+            pauses.append(i == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.2f", r.pausesMs().get(i)));
+        }
+        pauses.append(']');
+        return "{" + r.verdict().jsonMembers() + ", \"failovers\": " + r.pausesMs().size() + ", \"expected_failovers\": "
+                + FailoverDemo.FAILOVERS + ", \"pause_ms\": " + pauses + ", \"stream_clean\": " + r.verdict().clean()
+                + (r.failure() != null ? ", \"failure\": " + quote(r.failure()) : "") + ", \"clean\": " + r.ok() + "}";
+    }
+
+    private static String quote(String s) {
+        return new JsonWriter().value(s).toString();
+    }
+
+    private static void table(PrintWriter out, FailoverDemo.Result r) {
+        Verdict v = r.verdict();
         out.println();
-        out.printf(Locale.ROOT, "  %-28s %14s%n", "", "");
-        out.printf(Locale.ROOT, "  %-28s %14d%n", "messages sent", v.messagesSent());
-        out.printf(Locale.ROOT, "  %-28s %14d%n", "messages received", v.messagesReceived());
-        out.printf(Locale.ROOT, "  %-28s %14d%n", "bytes sent", v.bytesSent());
-        out.printf(Locale.ROOT, "  %-28s %14d%n", "bytes received", v.bytesReceived());
-        out.printf(Locale.ROOT, "  %-28s %14d%n", "lost", v.lost());
-        out.printf(Locale.ROOT, "  %-28s %14d%n", "duplicated", v.duplicated());
-        out.printf(Locale.ROOT, "  %-28s %14d%n", "reordered", v.reordered());
+        row(out, "messages sent", v.messagesSent());
+        row(out, "messages received", v.messagesReceived());
+        row(out, "bytes sent", v.bytesSent());
+        row(out, "bytes received", v.bytesReceived());
+        row(out, "blocks written", v.blocksWritten());
+        row(out, "blocks verified", v.blocksVerified());
+        row(out, "lost", v.lost());
+        row(out, "duplicated", v.duplicated());
+        row(out, "reordered", v.reordered());
         out.printf(Locale.ROOT, "  %-28s %14s%n", "checksums", v.checksumErrors() == 0 ? "equal" : v.checksumErrors() + " differ");
-        out.printf(Locale.ROOT, "  %-28s %14d%n", "errors the application saw", v.errors());
-        for (int i = 0; i < v.pausesMs().size(); i++) {
-            out.printf(Locale.ROOT, "  %-28s %11.1f ms%n", "pause of fail-over " + (i + 1), v.pausesMs().get(i));
+        row(out, "errors the application saw", v.errors() + v.refused());
+        List<Double> pauses = r.pausesMs();
+        for (int i = 0; i < pauses.size(); i++) {
+            out.printf(Locale.ROOT, "  %-28s %11.1f ms%n", "pause of fail-over " + (i + 1), pauses.get(i));
         }
-        if (!v.pausesMs().isEmpty()) {
-            out.printf(Locale.ROOT, "  %-42s%n", "(a pause: from the fault to the application's next completion)");
+        if (!pauses.isEmpty()) {
+            out.println("  (a pause: from the fault to the application's next completion)");
         }
         out.println();
+    }
+
+    private static void row(PrintWriter out, String what, long n) {
+        out.printf(Locale.ROOT, "  %-28s %14d%n", what, n);
+    }
+
+    static void conclusion(PrintWriter out, FailoverDemo.Result r) {
+        if (r.ok()) {
+            out.println("verdict: clean: nothing lost, duplicated or reordered, checksums equal, through " + r.pausesMs().size()
+                    + " fail-overs");
+            return;
+        }
+        Verdict v = r.verdict();
+        out.println("verdict: NOT clean");
+        if (r.failure() != null) {
+            out.println("  what went wrong: " + r.failure());
+        }
+        if (r.pausesMs().size() != FailoverDemo.FAILOVERS) {
+            out.println("  fail-overs: " + r.pausesMs().size() + " of the " + FailoverDemo.FAILOVERS + " expected");
+        }
+        if (!v.errorsByStatus().isEmpty()) {
+            out.println("  completions in error: " + v.errorsByStatus());
+        }
+        for (String p : v.problems()) {
+            out.println("  " + p);
+        }
     }
 }
