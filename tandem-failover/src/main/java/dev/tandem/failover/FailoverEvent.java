@@ -40,6 +40,13 @@ public sealed interface FailoverEvent {
     record PathUp(long atNanos, int adapter) implements FailoverEvent {
     }
 
+    /**
+     * A backup path of a connection failed (the connection did not use it, so nothing moved); the healer
+     * sets it up again once its adapter works.
+     */
+    record BackupLost(long atNanos, int qpNumber, int adapter, String cause) implements FailoverEvent {
+    }
+
     /** A path of a connection that had failed is set up again: a backup once more. */
     record PathRestored(long atNanos, int qpNumber, int adapter) implements FailoverEvent {
     }

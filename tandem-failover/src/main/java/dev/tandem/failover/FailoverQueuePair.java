@@ -500,18 +500,19 @@ final class FailoverQueuePair implements QueuePair {
                 throw new QueueFullException("send queue of QP " + qpNumber + " is full (" + config.sendDepth()
                         + " requests outstanding); poll completions before posting more");
             }
+            if (device.faults.reached(FaultPoint.BEFORE_POST)) {
+                k = sendPath; // the fault may have moved nothing yet; the post meets whatever it did
+            }
+            QueuePair q = under[k];
             try {
-                if (device.faults.reached(FaultPoint.BEFORE_POST)) {
-                    k = sendPath; // the fault may have moved nothing yet; the post meets whatever it did
-                }
-                under[k].postSend(onAdapter(k, request, seq, messageId));
+                q.postSend(onAdapter(k, request, seq, messageId));
             } catch (RuntimeException e) {
                 if (!brokenPath(k)) {
                     sendLog.dropLast();
                     throw e;
                 }
                 // the path broke under the post: the request stays logged and goes again over the next path
-                device.monitor().failover(this, k, e.getMessage());
+                device.monitor().failover(this, k, q, e.getMessage());
             }
             if (isSend(request)) {
                 sentMessageId = messageId;
@@ -726,15 +727,16 @@ final class FailoverQueuePair implements QueuePair {
 
     private void postReceiveClaimed(ReceiveRequest wire) {
         int k = recvAdapter;
+        QueuePair q = under[k];
         try {
-            under[k].postReceive(wire);
+            q.postReceive(wire);
         } catch (QueueFullException e) {
             receiveLog.unclaim((int) wire.wrId());
             throw new QueueFullException("receive queue of QP " + qpNumber + " is full (" + config.receiveDepth() + " buffers posted)");
         } catch (RuntimeException e) {
             if (connected() && brokenPath(k)) {
                 // the path broke under the post: the receive stays logged and is posted again on the next path
-                device.monitor().failover(this, k, e.getMessage());
+                device.monitor().failover(this, k, q, e.getMessage());
                 return;
             }
             receiveLog.unclaim((int) wire.wrId());
@@ -765,7 +767,7 @@ final class FailoverQueuePair implements QueuePair {
         }
         if (!ok && brokenPath(k)) {
             // the transport failed under this path: its work moves to another path, not to the application
-            device.monitor().failover(this, k, q.failure().map(f -> f.detail()).orElse("path failed"));
+            device.monitor().failover(this, k, q, q.failure().map(f -> f.detail()).orElse("path failed"));
             if ((id & PROOF) != 0 && wc.opcode() != CompletionOpcode.RECV) {
                 proofFailed();
             }
@@ -982,18 +984,22 @@ final class FailoverQueuePair implements QueuePair {
     /**
      * Path {@code k} failed ({@code cause}): a backup path is just marked dead; a path the connection
      * uses starts a fail-over, or, with no path left, ends the connection as a plain adapter would.
+     * {@code from} is the adapter QP whose failure is the evidence, or null when the evidence is about
+     * the path itself (its adapter, its heartbeat, the peer's REPORT): evidence about a QP the path has
+     * since left (a late event or completion of the QP before a heal) says nothing about the path now.
      */
-    void failover(int k, String cause) {
+    void failover(int k, QueuePair from, String cause) {
         Migration m;
         lock.lock();
         try {
-            if (!connected() || pathDead[k]) {
+            if (!connected() || pathDead[k] || (from != null && from != under[k])) {
                 return;
             }
             pathDead[k] = true;
             heartbeatSent[k] = 0;
             modifyQuietly(under[k], QpState.ERROR); // stale: it places nothing more
             if (!uses(k) && migration == null) {
+                device.tell(new FailoverEvent.BackupLost(System.nanoTime(), qpNumber, k, cause));
                 return;
             }
             if (migration != null && migration.path != k) {
@@ -1033,7 +1039,7 @@ final class FailoverQueuePair implements QueuePair {
             mailbox.send(under[m.path], m.path, peer.mailboxStag(), CONTROL | Mailbox.REPORT,
                     new Mailbox.Record(++mailSeq, Mailbox.REPORT, m.path, sent, received, device.keys().incarnation()), false);
         } catch (RuntimeException e) {
-            failover(m.path, "the new path failed while the REPORT went out: " + e.getMessage());
+            failover(m.path, null, "the new path failed while the REPORT went out: " + e.getMessage());
             return;
         }
         m.reported = true;
@@ -1089,11 +1095,11 @@ final class FailoverQueuePair implements QueuePair {
             // the peer moved first: leave the paths it left
             int old = sendPath;
             if (old >= 0 && old != mine) {
-                failover(old, "the peer moved the connection off this path (to its adapter " + r.path() + ")");
+                failover(old, null, "the peer moved the connection off this path (to its adapter " + r.path() + ")");
             }
             m = migration;
             if (m == null && recvAdapter >= 0 && recvAdapter != mine) {
-                failover(recvAdapter, "the peer moved the connection off this path (to its adapter " + r.path() + ")");
+                failover(recvAdapter, null, "the peer moved the connection off this path (to its adapter " + r.path() + ")");
                 m = migration;
             }
             if (m == null) {
@@ -1166,7 +1172,7 @@ final class FailoverQueuePair implements QueuePair {
                     new Mailbox.Record(++mailSeq, Mailbox.MIGRATED, path, sendLog.lastProvenMessageId(), receivedMessageId,
                             device.keys().incarnation()), false);
         } catch (RuntimeException e) {
-            failover(path, "the new path failed while MIGRATED went out: " + e.getMessage());
+            failover(path, null, "the new path failed while MIGRATED went out: " + e.getMessage());
         }
     }
 
@@ -1313,8 +1319,12 @@ final class FailoverQueuePair implements QueuePair {
                 if (heartbeatSent[k] != 0) {
                     device.tell(new FailoverEvent.PathDown(now, k, "silent link: no heartbeat answered on adapter " + k
                             + " for " + (now - sent) / 1_000_000 + " ms"));
-                    failover(k, "silent link: no heartbeat answered for " + (now - sent) / 1_000_000 + " ms");
+                    failover(k, null, "silent link: no heartbeat answered for " + (now - sent) / 1_000_000 + " ms");
                 }
+            } else if (under[k].state() == QpState.ERROR && brokenPath(k)) {
+                // a failure whose event or completion this layer never saw (it came while the path was being set up again)
+                QueuePair q = under[k];
+                failover(k, q, q.failure().map(QpFailure::detail).orElse("its QP on adapter " + k + " is in ERROR"));
             } else if (sent == 0 && under[k].state() == QpState.RTS) {
                 lock.lock();
                 try {

@@ -198,6 +198,8 @@ final class FailoverRas implements AutoCloseable {
                 pathsRestored.incrementAtomic();
                 trace(TraceLevel.RARE, PATH_UP, u.adapter(), 0, 0, null);
             }
+            case FailoverEvent.BackupLost l -> trace(TraceLevel.RARE, PATH_DOWN, l.qpNumber(), l.adapter(), 0,
+                    "backup path of QP " + l.qpNumber() + " on adapter " + l.adapter() + " lost: " + l.cause());
             case FailoverEvent.PathRestored r -> trace(TraceLevel.RARE, PATH_UP, r.qpNumber(), r.adapter(), 0,
                     "path of QP " + r.qpNumber() + " on adapter " + r.adapter() + " set up again");
             case FailoverEvent.NoPathLeft n -> {

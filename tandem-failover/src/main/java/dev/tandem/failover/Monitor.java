@@ -85,9 +85,9 @@ final class Monitor {
         }
     }
 
-    /** Path {@code k} of {@code qp} failed in its transport: the monitor moves the connection. */
-    void failover(FailoverQueuePair qp, int k, String cause) {
-        submit(() -> qp.failover(k, cause));
+    /** Path {@code k} of {@code qp} failed in its transport (adapter QP {@code from} showed it): the monitor moves the connection. */
+    void failover(FailoverQueuePair qp, int k, QueuePair from, String cause) {
+        submit(() -> qp.failover(k, from, cause));
     }
 
     /** {@code qp} has Sends or Writes no proof covers yet. */
@@ -242,7 +242,7 @@ final class Monitor {
                     + e.detail();
             device.tell(new FailoverEvent.PathDown(System.nanoTime(), k, cause));
             for (FailoverQueuePair qp : connections) {
-                qp.failover(k, cause);
+                qp.failover(k, null, cause);
             }
             if (type == AsyncEventType.DEVICE_FATAL) {
                 device.releaseAdapter(k);
@@ -260,8 +260,8 @@ final class Monitor {
         Object resource = e.resource();
         Object mine = resource instanceof QueuePair q ? device.routeOf(k, q.qpNumber()) : device.ownerOf(resource);
         if (mine instanceof FailoverQueuePair qp) {
-            if (qp.brokenPath(k)) {
-                qp.failover(k, e.detail());
+            if (failure(type) && qp.brokenPath(k)) {
+                qp.failover(k, (QueuePair) resource, e.detail());
                 return;
             }
             if (!qp.reports(k, type)) {
@@ -271,6 +271,14 @@ final class Monitor {
         if (mine != null) {
             device.raise(new AsyncEvent(type, mine, e.detail()));
         }
+    }
+
+    /** Whether an event of an adapter QP says it failed (the others, such as COMMUNICATION_ESTABLISHED, never move a connection). */
+    private static boolean failure(AsyncEventType type) {
+        return switch (type) {
+            case QP_FATAL, QP_REQUEST_ERROR, QP_ACCESS_ERROR, DISCONNECTED -> true;
+            default -> false;
+        };
     }
 
     /** Stops the threads and waits (bounded) for them to end. */

@@ -2,14 +2,17 @@ package dev.tandem.failover;
 
 import dev.tandem.verbs.AdapterControl;
 import dev.tandem.verbs.LinkControl;
+import dev.tandem.verbs.QueuePair;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -94,5 +97,47 @@ class FailoverTest {
         List<FailoverEvent> ea = TwoNodes.events(wa);
         assertThat(ea.stream().filter(e -> e instanceof FailoverEvent.Migrated).count()).as("six fail-overs of node a: " + ea).isEqualTo(6);
         assertThat(ea).noneMatch(e -> e instanceof FailoverEvent.NoPathLeft);
+    }
+
+    @Test
+    void aBackupPathThatFailsIsToldAndSetUpAgainAndLateEvidenceAboutItsOldQpLeavesTheNewPathAlone() throws Exception {
+        nodes = new TwoNodes(2, Topology.SWITCHED);
+        FailoverWatch wa = nodes.a.watch();
+        FailoverQueuePair qa = nodes.sa.failover();
+        int backup = 1 - qa.sendPath();
+        QueuePair before = qa.under(backup);
+        AdapterControl failing = (AdapterControl) nodes.a.adapters().get(backup);
+        failing.injectFatalError("test: PCI error on a's backup adapter");
+        FailoverEvent lost = awaitEvent(wa, e -> e instanceof FailoverEvent.BackupLost l && l.adapter() == backup);
+        assertThat(((FailoverEvent.BackupLost) lost).qpNumber()).isEqualTo(qa.qpNumber());
+        failing.reset(Duration.ofSeconds(5));
+        nodes.awaitPaths(2);
+        assertThat(qa.under(backup)).as("the healed path runs on a fresh QP").isNotSameAs(before);
+
+        // an event or completion of the QP the path had before the heal, handled late, is about that QP only
+        qa.failover(backup, before, "test: a late event of the QP before the heal");
+        assertThat(qa.livePaths()).as("paths after late evidence about the old QP").isEqualTo(2);
+        assertThat(TwoNodes.events(wa)).noneMatch(e -> e instanceof FailoverEvent.BackupLost);
+
+        // and the healed backup carries the connection when the primary fails
+        int primary = qa.sendPath();
+        nodes.stream(MESSAGES, MESSAGES / 2, () -> ((AdapterControl) nodes.a.adapters().get(primary))
+                .injectFatalError("test: PCI error on a's primary adapter"));
+        assertThat(qa.sendPath()).isEqualTo(backup);
+    }
+
+    private static FailoverEvent awaitEvent(FailoverWatch w, Predicate<FailoverEvent> wanted) {
+        long deadline = System.nanoTime() + TwoNodes.WAIT.toNanos();
+        List<FailoverEvent> seen = new ArrayList<>();
+        while (System.nanoTime() < deadline) {
+            FailoverEvent e = w.poll(Duration.ofMillis(100));
+            if (e != null) {
+                seen.add(e);
+                if (wanted.test(e)) {
+                    return e;
+                }
+            }
+        }
+        throw new AssertionError("the awaited event did not come within " + TwoNodes.WAIT.toSeconds() + " s; saw " + seen);
     }
 }

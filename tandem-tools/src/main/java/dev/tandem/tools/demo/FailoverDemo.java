@@ -297,6 +297,7 @@ final class FailoverDemo implements AutoCloseable {
                 }
                 yield "adapter " + u.adapter() + " works again";
             }
+            case FailoverEvent.BackupLost l -> "backup path on adapter " + l.adapter() + " lost (" + l.cause() + ")";
             case FailoverEvent.PathRestored r -> "path on adapter " + r.adapter() + " set up again: a backup once more";
             case FailoverEvent.NoPathLeft n -> "no path left: " + n.cause();
         };
