@@ -73,6 +73,8 @@ public final class FailoverDevice implements RdmaDevice {
     final FaultPoint.Points faults = new FaultPoint.Points();
     /** Adapters whose resources the layer gave up (they failed): made again when the adapter is back. */
     private final boolean[] released;
+    /** Where paths join the connections it accepted; made by the first {@code listen}, closed with the device. */
+    private JoinListener joins;
 
     private FailoverDevice(FailoverConfig config, StagSource stags) {
         this.config = config;
@@ -232,6 +234,10 @@ public final class FailoverDevice implements RdmaDevice {
             released[k] = true;
             all = new ArrayList<>(open);
         }
+        JoinListener j = joinsIfAny();
+        if (j != null) {
+            j.release(k);
+        }
         for (AutoCloseable c : all) {
             if (c instanceof FailoverListener l) {
                 l.release(k);
@@ -273,11 +279,28 @@ public final class FailoverDevice implements RdmaDevice {
                 p.rebuild(k);
             }
         }
+        JoinListener j = joinsIfAny();
+        if (j != null) {
+            j.rebuild(k);
+        }
         for (AutoCloseable c : all) {
             if (c instanceof FailoverListener l) {
                 l.rebuild(k);
             }
         }
+    }
+
+    /** Where paths join the connections this device accepts (listening from the first call on). */
+    synchronized JoinListener joins() {
+        checkOpen();
+        if (joins == null) {
+            joins = new JoinListener(this);
+        }
+        return joins;
+    }
+
+    private synchronized JoinListener joinsIfAny() {
+        return joins;
     }
 
     // ---------------------------------------------------------------- what the layer's parts ask
@@ -479,6 +502,10 @@ public final class FailoverDevice implements RdmaDevice {
         }
         left.sort((a, b) -> Integer.compare(closeOrder(a), closeOrder(b)));
         RuntimeException failure = null;
+        JoinListener j = joinsIfAny();
+        if (j != null) {
+            j.close(); // no path joins any more
+        }
         for (AutoCloseable c : left) {
             try {
                 c.close();

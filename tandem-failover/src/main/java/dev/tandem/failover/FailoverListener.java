@@ -6,7 +6,6 @@ import dev.tandem.verbs.ConnectionTimeoutException;
 import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.Listener;
 import dev.tandem.verbs.ListenerClosedException;
-import dev.tandem.verbs.RdmaException;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -15,25 +14,22 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Listens on one port of every adapter. A thread per adapter ({@code tandem-failover-accept-DEVICE-k})
- * takes that adapter's connection requests: the first path of a new connection waits here for the
- * application's {@link #accept}; a later path of a connection already accepted joins it at once.
- * Closing the listener stops the threads.
+ * The application's listener: one port on every adapter ({@link AdapterListeners}, threads
+ * {@code tandem-failover-accept-DEVICE-k}). The first path of a new connection waits here for the
+ * application's {@link #accept}. The later paths of a connection, and the paths set up again after a
+ * fault, join through the device's own {@link JoinListener}, so they need no listener of the
+ * application's (a JOIN that comes here anyway is passed on). Closing the listener stops its threads.
  */
 final class FailoverListener implements Listener {
     private static final System.Logger LOG = System.getLogger("dev.tandem.failover");
-    private static final int PORT_TRIES = 16;
 
     private final FailoverDevice device;
     private final int backlog;
-    private final Listener[] under;
-    private final List<InetSocketAddress> listening = new ArrayList<>();
+    private final AdapterListeners adapters;
     private final InetSocketAddress local;
-    private final List<Thread> threads = new ArrayList<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition arrived = lock.newCondition();
     private final ArrayDeque<FailoverConnectionRequest> pending = new ArrayDeque<>();
@@ -48,9 +44,8 @@ final class FailoverListener implements Listener {
         }
         this.device = device;
         this.backlog = backlog;
-        this.under = new Listener[device.adapterCount()];
         int named = -1;
-        for (int k = 0; k < under.length; k++) {
+        for (int k = 0; k < device.adapterCount(); k++) {
             if (device.address(k).equals(address.getAddress())) {
                 named = k;
             }
@@ -58,68 +53,10 @@ final class FailoverListener implements Listener {
         if (named < 0 && !address.getAddress().isAnyLocalAddress()) {
             throw new InvalidArgumentException("listen on " + address + ": device " + device.name() + " has no adapter with that address");
         }
-        int port = listenEverywhere(address.getPort());
-        this.local = new InetSocketAddress(device.address(named < 0 ? 0 : named), port);
-        for (int k = 0; k < under.length; k++) {
-            listening.add(new InetSocketAddress(device.address(k), port));
-        }
-        for (int k = 0; k < under.length; k++) {
-            if (under[k] != null) {
-                int adapter = k;
-                Thread t = Thread.ofPlatform().daemon().name("tandem-failover-accept-" + device.name() + "-" + k)
-                        .unstarted(() -> acceptLoop(adapter));
-                synchronized (threads) {
-                    threads.add(t);
-                }
-                t.start();
-            }
-        }
-    }
-
-    /** Listens on {@code port} of every usable adapter (a free port common to all when 0); returns the port. */
-    private int listenEverywhere(int port) {
-        RuntimeException last = null;
-        for (int tries = 0; tries < (port == 0 ? PORT_TRIES : 1); tries++) {
-            int chosen = port;
-            try {
-                for (int k = 0; k < under.length; k++) {
-                    if (device.usable(k)) {
-                        under[k] = device.adapter(k).listen(new InetSocketAddress(device.address(k), chosen), backlog);
-                        chosen = under[k].localAddress().getPort();
-                    }
-                }
-                return chosen;
-            } catch (ConnectionException e) {
-                last = e;
-                closeUnder();
-            }
-        }
-        throw last != null ? last : new ConnectionException("device " + device.name() + " has no adapter to listen on");
-    }
-
-    private void acceptLoop(int k) {
-        Listener mine = under[k];
-        while (!closed && mine != null && under[k] == mine) {
-            ConnectionRequest request;
-            try {
-                request = mine.accept(Duration.ofSeconds(1));
-            } catch (ConnectionTimeoutException e) {
-                continue;
-            } catch (ListenerClosedException e) {
-                return;
-            } catch (RdmaException e) {
-                if (closed) {
-                    return;
-                }
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100)); // the adapter failed: look again later
-                continue;
-            }
-            try {
-                arrived(k, request);
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, device.name() + ": a connection request on adapter " + k + " failed: " + e.getMessage());
-            }
-        }
+        device.joins(); // paths join there: it listens before any connection is accepted
+        this.adapters = new AdapterListeners(device, address.getPort(), true, backlog, "tandem-failover-accept", this::arrived);
+        int k = named < 0 ? 0 : named;
+        this.local = new InetSocketAddress(device.address(k), adapters.port(k));
     }
 
     private void arrived(int k, ConnectionRequest request) {
@@ -132,12 +69,7 @@ final class FailoverListener implements Listener {
             return;
         }
         if (hello.kind() == Hello.JOIN) {
-            FailoverQueuePair qp = device.connection(hello.connectionId());
-            if (qp == null) {
-                request.reject(new byte[0]);
-                return;
-            }
-            qp.acceptJoin(k, request, hello);
+            JoinListener.join(device, k, request, hello);
             return;
         }
         lock.lock();
@@ -157,34 +89,16 @@ final class FailoverListener implements Listener {
         return device;
     }
 
-    /** Adapter {@code k} failed: its listener goes (its thread ends with it). */
+    /** Adapter {@code k} failed: its listener goes. */
     void release(int k) {
-        Listener l = under[k];
-        under[k] = null;
-        if (l != null) {
-            try {
-                l.close();
-            } catch (RuntimeException e) {
-                // the adapter drops it on reset
-            }
-        }
+        adapters.release(k);
     }
 
-    /** Adapter {@code k} is back: it listens on the same port again, with a thread of its own. */
+    /** Adapter {@code k} is back: it listens on the same port again. */
     void rebuild(int k) {
-        if (closed || under[k] != null) {
-            return;
+        if (!closed) {
+            adapters.rebuild(k);
         }
-        under[k] = device.adapter(k).listen(new InetSocketAddress(device.address(k), local.getPort()), backlog);
-        Thread t = Thread.ofPlatform().daemon().name("tandem-failover-accept-" + device.name() + "-" + k).unstarted(() -> acceptLoop(k));
-        synchronized (threads) {
-            threads.add(t);
-        }
-        t.start();
-    }
-
-    List<InetSocketAddress> listening() {
-        return listening;
     }
 
     @Override
@@ -237,18 +151,7 @@ final class FailoverListener implements Listener {
         } finally {
             lock.unlock();
         }
-        closeUnder();
-        List<Thread> all;
-        synchronized (threads) {
-            all = List.copyOf(threads);
-        }
-        for (Thread t : all) {
-            try {
-                t.join(TimeUnit.SECONDS.toMillis(5));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        adapters.close();
         for (FailoverConnectionRequest r : left) {
             try {
                 r.reject(new byte[0]);
@@ -261,22 +164,7 @@ final class FailoverListener implements Listener {
 
     /** The threads taking requests (for tests that prove they stop). */
     List<Thread> threads() {
-        synchronized (threads) {
-            return List.copyOf(threads);
-        }
-    }
-
-    private void closeUnder() {
-        for (int k = 0; k < under.length; k++) {
-            if (under[k] != null) {
-                try {
-                    under[k].close();
-                } catch (RuntimeException e) {
-                    // a failed adapter closed it already
-                }
-                under[k] = null;
-            }
-        }
+        return adapters.threads();
     }
 
     @Override

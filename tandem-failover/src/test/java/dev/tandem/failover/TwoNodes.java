@@ -87,13 +87,15 @@ final class TwoNodes implements AutoCloseable {
         for (int i = 0; i < DEPTH; i++) {
             sb.postReceive(new ReceiveRequest(i, new Sge(sb.region, (long) i * SIZE, SIZE)));
         }
-        Listener l = b.listen(new InetSocketAddress("127.0.1.2", 0), 4);
-        CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> {
-            ConnectionRequest r = l.accept(WAIT);
-            r.accept(sb.qp, new byte[0]);
-        });
-        sa.qp.connect(l.localAddress(), new byte[0], WAIT);
-        accepted.get(10, TimeUnit.SECONDS);
+        // as most servers do, b stops listening once it has its connection: paths heal without the application's listener
+        try (Listener l = b.listen(new InetSocketAddress("127.0.1.2", 0), 4)) {
+            CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> {
+                ConnectionRequest r = l.accept(WAIT);
+                r.accept(sb.qp, new byte[0]);
+            });
+            sa.qp.connect(l.localAddress(), new byte[0], WAIT);
+            accepted.get(10, TimeUnit.SECONDS);
+        }
     }
 
     private static FailoverDevice node(String name, int host, int adapters, Topology topology) {

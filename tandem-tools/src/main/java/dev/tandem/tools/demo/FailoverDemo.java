@@ -34,9 +34,9 @@ import java.util.function.BooleanSupplier;
  * error; once the connection moved, that adapter is reset and its path set up again; two thirds in,
  * the link of the adapter then carrying the connection goes down (a black hole) and later comes back.
  * Every step of both nodes is narrated as it happens; the verdict says what arrived. Every wait is
- * bounded: a step that does not happen in time fails the demo with what was expected. b's listener
- * stays open while the connection lives, since the connecting side sets a failed path up again
- * through it.
+ * bounded: a step that does not happen in time fails the demo with what was expected. b stops
+ * listening once it accepted the connection, as most servers do: failed paths are set up again
+ * through the device's own join port.
  */
 final class FailoverDemo implements AutoCloseable {
     static final String A = "failover://127.0.1.1+127.0.2.1?node=a&heartbeatMs=50&misses=3";
@@ -136,9 +136,7 @@ final class FailoverDemo implements AutoCloseable {
         QueuePair qb = pdB.createQueuePair(QueuePairConfig.of(cqB).withDepths(8, SHAPE.window()));
         stream = CheckedStream.between(qa, qb, SHAPE); // before the connection: b's receives are posted first
         open.add(stream);
-        // b's listener stays open while the connection lives: a failed path is set up again through it
         Listener l = b.listen(new InetSocketAddress("127.0.1.2", 0), 1);
-        open.add(l);
         AtomicReference<RuntimeException> refused = new AtomicReference<>();
         Thread acceptor = Thread.ofPlatform().name("demo-accept").start(() -> {
             try {
@@ -148,8 +146,10 @@ final class FailoverDemo implements AutoCloseable {
                 refused.set(e);
             }
         });
-        qa.connect(l.localAddress(), new byte[0], WAIT);
-        acceptor.join(WAIT.toMillis());
+        try (l) {
+            qa.connect(l.localAddress(), new byte[0], WAIT);
+            acceptor.join(WAIT.toMillis());
+        }
         if (acceptor.isAlive() || refused.get() != null) {
             throw new DemoFailure("b did not accept the connection within " + WAIT.toSeconds() + " s"
                     + (refused.get() != null ? ": " + refused.get().getMessage() : ""));
