@@ -1131,9 +1131,18 @@ final class FailoverQueuePair implements QueuePair {
         return -1;
     }
 
-    /** Rebuilds what arrived whole, re-posts the other receives on the agreed path, and says MIGRATED for it. */
+    /**
+     * Rebuilds what arrived whole, re-posts the other receives on the agreed path, and says MIGRATED for
+     * it. Receives already posted on the agreed path, which still works (a simplex connection whose send
+     * direction failed), stay where they are: that path's QP completes them itself.
+     */
     private void moveReceives(Migration m, int peerSent) {
         int path = m.path;
+        if (path == recvAdapter && !pathDead[path] && under[path] != null) {
+            m.movedTo = path;
+            migrated(path);
+            return;
+        }
         if (srq != null) {
             int[] rebuilt = new int[1];
             receiveCq.locked(() -> rebuilt[0] = Migration.rebuildShared(this, srq.log(), receiveCq, peerSent, (int) connectionId));
@@ -1167,6 +1176,11 @@ final class FailoverQueuePair implements QueuePair {
             recvAdapter = path;
         }
         m.movedTo = path;
+        migrated(path);
+    }
+
+    /** Tells the peer (MIGRATED) that this side's receives are on {@code path}, with what arrived here so far. */
+    private void migrated(int path) {
         try {
             mailbox.send(under[path], path, peer.mailboxStag(), CONTROL | Mailbox.MIGRATED,
                     new Mailbox.Record(++mailSeq, Mailbox.MIGRATED, path, sendLog.lastProvenMessageId(), receivedMessageId,
@@ -1176,7 +1190,11 @@ final class FailoverQueuePair implements QueuePair {
         }
     }
 
-    /** The peer re-posted its receives: the Sends it holds complete, the rest go again over the new path. */
+    /**
+     * The peer re-posted its receives: the Sends it holds complete, the rest go again over the new path.
+     * When the new path is the one the Sends took before and it still works (a simplex connection whose
+     * receive direction failed), nothing goes again: that path's QP still holds the rest, in order.
+     */
     private void peerMigrated(Migration m, Mailbox.Record done) {
         int sends = 0;
         int writes = 0;
@@ -1187,7 +1205,8 @@ final class FailoverQueuePair implements QueuePair {
             }
             long held = Migration.lastHeld(sendLog, done.lastReliablyReceived());
             sendLog.payloadsDone(held, CompletionStatus.SUCCESS, true);
-            for (long p = sendLog.released(); p < sendLog.next(); p++) {
+            boolean inPlace = m.path == sendPath && under[m.path] != null && under[m.path].state() == QpState.RTS;
+            for (long p = inPlace ? sendLog.next() : sendLog.released(); p < sendLog.next(); p++) {
                 WorkRequest wr = sendLog.request(p);
                 if (wr == null || sendLog.outcome(p) != null) {
                     continue;
@@ -1206,9 +1225,11 @@ final class FailoverQueuePair implements QueuePair {
                     writes++;
                 }
             }
-            provenPosted = held;
-            proofsInFlight = 0;
-            unproven = sends + writes;
+            if (!inPlace) { // the proofs in flight went with the failed path
+                provenPosted = held;
+                proofsInFlight = 0;
+                unproven = sends + writes;
+            }
             sendPath = m.path;
             long now = System.nanoTime();
             device.tell(new FailoverEvent.Moved(now, qpNumber, m.rebuilt, m.receivesReposted, sends, writes));
@@ -1467,6 +1488,11 @@ final class FailoverQueuePair implements QueuePair {
     /** The peer's adapter at the other end of path {@code k}, or -1. */
     int peerAdapterOf(int k) {
         return peerOf[k];
+    }
+
+    /** This side's adapter where the connection's receives are posted now (moves with each fail-over). */
+    int receiveAdapter() {
+        return recvAdapter;
     }
 
     /** The adapter Sends take now, -1 before the connection is set up. */
