@@ -1,13 +1,18 @@
 package dev.tandem.failover;
 
 import dev.tandem.provider.ResourceLimits;
+import dev.tandem.verbs.MemoryRegion;
 import dev.tandem.verbs.MemoryWindow;
 import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.STag;
+import dev.tandem.verbs.WorkRequest;
+import dev.tandem.verbs.WrFlags;
 
 /**
  * A type-2 window allocated on every adapter of its session under one STag index. A bind runs on
- * the adapter that carries the QP it is posted to; the window is bound while it is bound there.
+ * the adapter that carries the QP it is posted to; the window is bound while it is bound there. It
+ * remembers its last completed bind, so that a fail-over of the QP it is bound to binds it again,
+ * under the same STag, on the new path ({@link #rebindOn}); an invalidation forgets it.
  */
 final class FailoverMemoryWindow implements MemoryWindow {
     private final FailoverProtectionDomain pd;
@@ -17,6 +22,12 @@ final class FailoverMemoryWindow implements MemoryWindow {
     private volatile boolean closed;
     /** The STag it was allocated under (index and first key), to allocate it again on an adapter that comes back. */
     private int allocated;
+    /** The last bind that completed, while the window is valid; null while unbound or invalidated. */
+    private volatile Binding binding;
+
+    /** A completed bind: through which QP, of what, and the key it gave. */
+    record Binding(FailoverQueuePair qp, MemoryRegion region, long offset, long length, int access, int key) {
+    }
 
     FailoverMemoryWindow(FailoverProtectionDomain pd) {
         this.pd = pd;
@@ -70,9 +81,64 @@ final class FailoverMemoryWindow implements MemoryWindow {
         pd.failoverDevice().keys().again(allocated, () -> under[k] = pd.under(k).allocateMemoryWindow());
     }
 
+    /** The adapter where its current key lives. */
+    int boundOn() {
+        return boundOn;
+    }
+
     /** A bind of it was posted on adapter {@code k}. */
     void bindingOn(int k) {
         boundOn = k;
+    }
+
+    /** A bind of it through {@code qp} completed: what a fail-over of {@code qp} binds again on the new path. */
+    void bound(FailoverQueuePair qp, WorkRequest.BindWindow b) {
+        binding = new Binding(qp, b.region(), b.offset(), b.windowLength(), b.access(), b.newKey());
+    }
+
+    /** Whether {@code stag} is the STag its last bind gave it. */
+    boolean holds(int stag) {
+        Binding b = binding;
+        return b != null && stag == STag.of(STag.index(allocated), b.key());
+    }
+
+    /** Its STag was invalidated (a Local Invalidate, or the peer's Send with Invalidate): nothing to bind again. */
+    void invalidated() {
+        binding = null;
+    }
+
+    /**
+     * The bind that makes it valid again on adapter {@code k}, for {@code qp}'s path there after a
+     * fail-over: the last binding, under the same STag and key, on a fresh window there (a window left
+     * bound to the stale QP of an earlier path there cannot be bound again). Null when it is not bound
+     * through {@code qp}, or adapter {@code k} cannot hold it.
+     */
+    synchronized WorkRequest.BindWindow rebindOn(int k, FailoverQueuePair qp, long wrId) {
+        Binding b = binding;
+        if (closed || b == null || b.qp() != qp || pd.under(k) == null) {
+            return null;
+        }
+        try {
+            // closed and made again while its STag is pinned, so that the node keeps holding it in between
+            pd.failoverDevice().keys().again(allocated, () -> {
+                MemoryWindow old = under[k];
+                under[k] = null;
+                if (old != null) {
+                    try {
+                        old.close();
+                    } catch (RuntimeException e) {
+                        // stale with its QP: the adapter drops it
+                    }
+                }
+                under[k] = pd.under(k).allocateMemoryWindow();
+            });
+        } catch (RuntimeException e) {
+            System.getLogger("dev.tandem.failover").log(System.Logger.Level.WARNING, "window " + STag.format(allocated)
+                    + " cannot be made again on adapter " + k + " to be bound there: " + e.getMessage());
+            return null;
+        }
+        boundOn = k;
+        return new WorkRequest.BindWindow(wrId, under[k], b.region(), b.offset(), b.length(), b.access(), b.key(), WrFlags.SIGNALED);
     }
 
     @Override

@@ -96,6 +96,26 @@ final class FailoverProtectionDomain implements ProtectionDomain {
         return child;
     }
 
+    /** Its windows open now. */
+    synchronized List<FailoverMemoryWindow> windows() {
+        List<FailoverMemoryWindow> l = new ArrayList<>();
+        for (AutoCloseable c : children) {
+            if (c instanceof FailoverMemoryWindow w) {
+                l.add(w);
+            }
+        }
+        return l;
+    }
+
+    /** An STag of this session was invalidated: a window it named is no longer bound (nothing to bind again after a fail-over). */
+    void invalidated(int stag) {
+        for (FailoverMemoryWindow w : windows()) {
+            if (w.holds(stag)) {
+                w.invalidated();
+            }
+        }
+    }
+
     synchronized void forget(AutoCloseable child) {
         children.remove(child);
         internals.remove(child);

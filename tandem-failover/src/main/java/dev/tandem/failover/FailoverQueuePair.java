@@ -58,6 +58,8 @@ final class FailoverQueuePair implements QueuePair {
     static final long HEARTBEAT = 1L << 61;
     /** Tags the layer's own requests (mailbox writes, re-bound windows, invalidates replayed): their completions are dropped. */
     static final long CONTROL = 1L << 60;
+    /** The low bits of a window bound again after a fail-over (under {@link #CONTROL}). */
+    private static final long REBIND = 0x100;
     private static final SecureRandom IDS = new SecureRandom();
     /** How long a post waits for the path it needs (set up by the peer's later paths, or a fail-over). */
     private static final Duration PATH_WAIT = Duration.ofSeconds(5);
@@ -107,6 +109,8 @@ final class FailoverQueuePair implements QueuePair {
     private final Condition pathReady = lock.newCondition();
 
     private volatile QpState state = QpState.INIT;
+    /** Why it went to ERROR, where the layer itself decided (no path left, the peer's BYE, the consumer); null otherwise. */
+    private volatile QpFailure failure;
     private volatile int sendPath = -1;
     /** The adapter of the connection's first path (its events are the connection's). */
     private volatile int firstPath = -1;
@@ -128,6 +132,8 @@ final class FailoverQueuePair implements QueuePair {
     /** The last of this side's Sends the peer's headers say it received (piggy-backed), and the last one applied. */
     private volatile int peerAcked;
     private int ackApplied;
+    /** Windows bound again on a new path by fail-overs (monitor thread). */
+    private int windowsRebound;
 
     /** Application depth for adapters whose QPs hold {@code adapterMax}. */
     static int appDepth(int adapterMax) {
@@ -883,6 +889,11 @@ final class FailoverQueuePair implements QueuePair {
                 sendLog.payloadsDone(id - 1, CompletionStatus.SUCCESS, ok);
             }
             sendLog.done(id, wc.status(), wc.vendorError());
+            if (ok && wr instanceof WorkRequest.BindWindow b) {
+                ((FailoverMemoryWindow) b.window()).bound(this, b);
+            } else if (ok && wr instanceof WorkRequest.LocalInvalidate l) {
+                pd.invalidated(l.stag());
+            }
             proveMore = !ok; // in ERROR a proof completes at once, flushed: it settles what was sent after this
         }
         release(cq);
@@ -940,6 +951,9 @@ final class FailoverQueuePair implements QueuePair {
             return;
         }
         long length = Math.max(0, wc.byteLength() - FailoverHeader.LENGTH);
+        if (wc.status() == CompletionStatus.SUCCESS && (wc.flags() & WorkCompletion.FLAG_INVALIDATED) != 0) {
+            pd.invalidated(wc.invalidatedStag());
+        }
         if (wc.status() == CompletionStatus.SUCCESS) {
             long at = ReceiveLog.offset(wc.wrId());
             if (FailoverHeader.present(log.segment(), at)) {
@@ -1179,14 +1193,44 @@ final class FailoverQueuePair implements QueuePair {
         migrated(path);
     }
 
-    /** Tells the peer (MIGRATED) that this side's receives are on {@code path}, with what arrived here so far. */
+    /**
+     * Tells the peer (MIGRATED) that this side's receives are on {@code path}, with what arrived here so
+     * far; first the windows bound through this QP are bound again there (ahead of MIGRATED on the same
+     * send queue, so the peer's resent accesses find them).
+     */
     private void migrated(int path) {
+        rebindWindows(path);
         try {
             mailbox.send(under[path], path, peer.mailboxStag(), CONTROL | Mailbox.MIGRATED,
                     new Mailbox.Record(++mailSeq, Mailbox.MIGRATED, path, sendLog.lastProvenMessageId(), receivedMessageId,
                             device.keys().incarnation()), false);
         } catch (RuntimeException e) {
             failover(path, null, "the new path failed while MIGRATED went out: " + e.getMessage());
+        }
+    }
+
+    /** The peer's Send with Invalidate named {@code stag} (a rebuilt receive completion says so). */
+    void invalidated(int stag) {
+        pd.invalidated(stag);
+    }
+
+    /** Binds again on {@code path} every window bound through this QP on another adapter (the layer's own requests). */
+    private void rebindWindows(int path) {
+        for (FailoverMemoryWindow w : pd.windows()) {
+            if (w.boundOn() == path) {
+                continue;
+            }
+            WorkRequest.BindWindow b = w.rebindOn(path, this, CONTROL | REBIND);
+            if (b == null) {
+                continue;
+            }
+            try {
+                under[path].postSend(b);
+                windowsRebound++;
+            } catch (RuntimeException e) {
+                System.getLogger("dev.tandem.failover").log(System.Logger.Level.WARNING, device.name() + " QP " + qpNumber + ": window "
+                        + w + " could not be bound again on adapter " + path + ": " + e.getMessage());
+            }
         }
     }
 
@@ -1250,6 +1294,7 @@ final class FailoverQueuePair implements QueuePair {
             if (state == QpState.ERROR) {
                 return;
             }
+            ended(QpFailure.Kind.PEER_CLOSED, "the peer ended the connection");
             state = QpState.ERROR;
             migration = null;
             pathReady.signalAll();
@@ -1288,6 +1333,7 @@ final class FailoverQueuePair implements QueuePair {
 
     /** No path is left: the connection fails as on a plain adapter (ERROR, every outstanding request flushed). Lock held. */
     private void noPathLeft(String cause) {
+        ended(QpFailure.Kind.TRANSPORT, "no path left: " + cause);
         state = QpState.ERROR;
         migration = null;
         pathReady.signalAll();
@@ -1568,6 +1614,34 @@ final class FailoverQueuePair implements QueuePair {
         return s;
     }
 
+    /**
+     * Why the connection ended: no path left (TRANSPORT), the peer's application ended it (PEER_CLOSED),
+     * the consumer did (CONSUMER), or an error of its work on a path, as that path's QP tells it.
+     */
+    @Override
+    public java.util.Optional<QpFailure> failure() {
+        if (state() != QpState.ERROR) {
+            return java.util.Optional.empty();
+        }
+        QpFailure f = failure;
+        if (f != null) {
+            return java.util.Optional.of(f);
+        }
+        for (int k : new int[] {sendPath, recvAdapter}) {
+            if (failed(k)) {
+                return under[k].failure();
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
+    /** The connection goes to ERROR for this cause, unless it had one already. Lock held. */
+    private void ended(QpFailure.Kind kind, String detail) {
+        if (failure == null) {
+            failure = new QpFailure(kind, detail);
+        }
+    }
+
     /** Whether path {@code k} ended in an error of the work (the ordinary verbs behaviour), not a broken transport. */
     private boolean failed(int k) {
         return k >= 0 && under[k] != null && under[k].state() == QpState.ERROR && !brokenPath(k);
@@ -1598,6 +1672,7 @@ final class FailoverQueuePair implements QueuePair {
         try {
             switch (target) {
                 case ERROR -> {
+                    ended(QpFailure.Kind.CONSUMER, "moved to ERROR by the consumer");
                     state = QpState.ERROR;
                     for (QueuePair q : under) {
                         if (q != null) {
@@ -1626,6 +1701,7 @@ final class FailoverQueuePair implements QueuePair {
                     proofsInFlight = 0;
                     unproven = 0;
                     sendLog.clear();
+                    failure = null;
                     state = QpState.RESET;
                 }
                 case INIT -> {
@@ -1676,6 +1752,7 @@ final class FailoverQueuePair implements QueuePair {
         lock.lock();
         try {
             disconnectAll();
+            ended(QpFailure.Kind.CONSUMER, "disconnected by the consumer");
             state = QpState.ERROR;
         } finally {
             lock.unlock();
@@ -1802,7 +1879,7 @@ final class FailoverQueuePair implements QueuePair {
         Hello p = peer;
         return new FailoverSnapshot.Connection(qpNumber, state, connectedActively, connectionId, p == null ? null : p.node(), sendPath,
                 recvAdapter, under.clone(), peerOf.clone(), pathDead.clone(), sentMessageId, sendLog.lastProvenMessageId(),
-                receivedMessageId, staleDropped.get(), mailSeq, reportSeq, migratedSeq, migration);
+                receivedMessageId, staleDropped.get(), windowsRebound, mailSeq, reportSeq, migratedSeq, migration);
     }
 
     @Override

@@ -42,6 +42,7 @@ final class FailoverSnapshot implements SnapshotSource {
      * @param lastProvenSent  LAST RELIABLY SENT: the last Send a proof showed the peer holds
      * @param lastReceived    the last message id received in order (LAST RELIABLY RECEIVED)
      * @param staleDropped    completions of QPs this connection left behind, dropped
+     * @param windowsRebound  windows bound through it that fail-overs bound again on the new path
      * @param mailSent        sequence number of the last mailbox record (REPORT, MIGRATED, BYE) sent
      * @param peerReportSeq   sequence number of the peer's last REPORT taken
      * @param peerMigratedSeq sequence number of the peer's last MIGRATED taken
@@ -49,7 +50,7 @@ final class FailoverSnapshot implements SnapshotSource {
      */
     record Connection(int qpNumber, QpState state, boolean connecting, long connectionId, String peerNode, int sendPath,
                       int receiveAdapter, QueuePair[] under, int[] peerAdapter, boolean[] dead, int lastSent, int lastProvenSent,
-                      int lastReceived, long staleDropped, int mailSent, int peerReportSeq, int peerMigratedSeq, Migration migration) {
+                      int lastReceived, long staleDropped, int windowsRebound, int mailSent, int peerReportSeq, int peerMigratedSeq, Migration migration) {
     }
 
     @Override
@@ -94,6 +95,7 @@ final class FailoverSnapshot implements SnapshotSource {
                 .field("last reliably sent msgid", c.lastProvenSent() & 0xFFFF_FFFFL)
                 .field("last received msgid", c.lastReceived() & 0xFFFF_FFFFL)
                 .field("stale completions dropped", c.staleDropped())
+                .field("windows bound again", c.windowsRebound())
                 .field("mailbox seq sent", c.mailSent() & 0xFFFF_FFFFL)
                 .field("peer REPORT seq", c.peerReportSeq() & 0xFFFF_FFFFL)
                 .field("peer MIGRATED seq", c.peerMigratedSeq() & 0xFFFF_FFFFL);

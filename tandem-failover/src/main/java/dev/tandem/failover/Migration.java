@@ -60,6 +60,7 @@ final class Migration {
             if (FailoverHeader.type(log.segment(), at) == FailoverHeader.TYPE_SEND_INVALIDATE) {
                 invalidated = FailoverHeader.invalidateStag(log.segment(), at);
                 flags |= WorkCompletion.FLAG_INVALIDATED;
+                qp.invalidated(invalidated);
             }
             qp.receivedMessageId(next);
             cq.deliver(qp, -1, r.wrId(), CompletionStatus.SUCCESS, CompletionOpcode.RECV, FailoverHeader.length(log.segment(), at),

@@ -3,6 +3,7 @@ package dev.tandem.failover;
 import dev.tandem.verbs.AdapterControl;
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.LinkControl;
+import dev.tandem.verbs.QpFailure;
 import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkCompletion;
@@ -135,6 +136,10 @@ class FaultMatrixTest {
             }
         }
         assertThat(nodes.sa.qp().state()).isEqualTo(QpState.ERROR);
+        assertThat(nodes.sa.qp().failure()).as("why a's QP ended").hasValueSatisfying(f -> {
+            assertThat(f.kind()).isEqualTo(QpFailure.Kind.TRANSPORT);
+            assertThat(f.detail()).startsWith("no path left");
+        });
         seen.addAll(TwoNodes.events(wa));
         assertThat(seen).anyMatch(e -> e instanceof FailoverEvent.NoPathLeft);
     }
