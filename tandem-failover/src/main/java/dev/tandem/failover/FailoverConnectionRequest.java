@@ -46,7 +46,7 @@ final class FailoverConnectionRequest implements ConnectionRequest {
         if (!(qp instanceof FailoverQueuePair q) || q.pd().device() != listener.device()) {
             throw new InvalidArgumentException("accept: QP " + qp + " is not a QP of device " + listener.device().name());
         }
-        q.acceptFirst(adapter, under, hello, privateData, listener.device().joins().addresses());
+        q.setup().acceptFirst(adapter, under, hello, privateData, listener.device().joins().addresses());
     }
 
     @Override

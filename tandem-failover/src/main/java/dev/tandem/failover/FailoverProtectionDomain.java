@@ -132,7 +132,7 @@ final class FailoverProtectionDomain implements ProtectionDomain {
         all.sort((a, b) -> Integer.compare(FailoverDevice.closeOrder(a), FailoverDevice.closeOrder(b)));
         for (AutoCloseable c : all) {
             switch (c) {
-                case FailoverQueuePair q -> q.release(k);
+                case FailoverQueuePair q -> q.setup().release(k);
                 case FailoverMemoryWindow w -> w.release(k);
                 case FailoverMemoryRegion r -> r.release(k);
                 case FailoverSharedReceiveQueue s -> s.release(k);
@@ -170,7 +170,7 @@ final class FailoverProtectionDomain implements ProtectionDomain {
         all.sort((a, b) -> Integer.compare(FailoverDevice.closeOrder(b), FailoverDevice.closeOrder(a)));
         for (AutoCloseable c : all) {
             switch (c) {
-                case FailoverQueuePair q -> q.rebuild(k);
+                case FailoverQueuePair q -> q.setup().rebuild(k);
                 case FailoverMemoryWindow w -> w.rebuild(k);
                 case FailoverMemoryRegion r -> r.rebuild(k);
                 case FailoverSharedReceiveQueue s -> s.rebuild(k);

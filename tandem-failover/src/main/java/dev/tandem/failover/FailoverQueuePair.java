@@ -58,82 +58,71 @@ final class FailoverQueuePair implements QueuePair {
     static final long HEARTBEAT = 1L << 61;
     /** Tags the layer's own requests (mailbox writes, re-bound windows, invalidates replayed): their completions are dropped. */
     static final long CONTROL = 1L << 60;
-    /** The low bits of a window bound again after a fail-over (under {@link #CONTROL}). */
-    private static final long REBIND = 0x100;
-    private static final SecureRandom IDS = new SecureRandom();
     /** How long a post waits for the path it needs (set up by the peer's later paths, or a fail-over). */
     private static final Duration PATH_WAIT = Duration.ofSeconds(5);
     /** How long a disconnect waits for its BYE to leave. */
-    private static final Duration BYE_WAIT = Duration.ofMillis(200);
+    static final Duration BYE_WAIT = Duration.ofMillis(200);
 
-    private final FailoverDevice device;
-    private final FailoverProtectionDomain pd;
-    private final QueuePairConfig config;
-    private final FirstLevelCq sendCq;
-    private final FirstLevelCq receiveCq;
-    private final FailoverSharedReceiveQueue srq;
-    private final int qpNumber;
-    private final QueuePair[] under;
+    final FailoverDevice device;
+    final FailoverProtectionDomain pd;
+    final QueuePairConfig config;
+    final FirstLevelCq sendCq;
+    final FirstLevelCq receiveCq;
+    final FailoverSharedReceiveQueue srq;
+    final int qpNumber;
+    final QueuePair[] under;
     /** The peer's adapter index at the other end of each path, -1 while none. */
-    private final int[] peerOf;
+    final int[] peerOf;
     /** This side's adapter where receives are posted (moves in a fail-over). */
-    private volatile int recvAdapter;
+    volatile int recvAdapter;
     /** Paths that failed (their QP is stale: late completions are dropped, nothing more is posted there). */
-    private final boolean[] pathDead;
+    final boolean[] pathDead;
     /** Per path: when its heartbeat went out, 0 while none is outstanding. */
-    private final long[] heartbeatSent;
-    private final Mailbox mailbox;
+    final long[] heartbeatSent;
+    final Mailbox mailbox;
     /** The fail-over of this connection in progress, or null. */
-    private volatile Migration migration;
-    /** Records this side wrote into the peer's mailbox (each gets the next number). */
-    private int mailSeq;
-    /** The last REPORT, MIGRATED and BYE of the peer this side took. */
-    private int reportSeq;
-    private int migratedSeq;
-    private int byeSeq;
-    /** The peer's latest REPORT: what its proofs showed arrived here (its LAST RELIABLY SENT). */
-    private Mailbox.Record lastPeerReport;
-    private volatile boolean byeSent;
+    volatile Migration migration;
     /** The connection's work failed (an ordinary verbs error): it ends, it does not fail over. */
     private volatile boolean endedByError;
     /** This side connected (the other accepted): it chooses the path of a fail-over. */
-    private boolean connectedActively;
+    boolean connectedActively;
     /** Completions of stale QPs dropped, Sends dropped as duplicates, headers of another incarnation. */
     private final java.util.concurrent.atomic.AtomicLong staleDropped = new java.util.concurrent.atomic.AtomicLong();
     private final Arena arena = Arena.ofShared();
     private final MemorySegment sendHeaderSegment;
     private final FailoverMemoryRegion sendHeaders;
-    private final ReceiveLog receiveLog;
-    private final SendLog sendLog;
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition pathReady = lock.newCondition();
+    final ReceiveLog receiveLog;
+    final SendLog sendLog;
+    final ReentrantLock lock = new ReentrantLock();
+    final Condition pathReady = lock.newCondition();
+    /** Its fail-over protocol and how its paths are set up. */
+    private final ConnectionFailover moves = new ConnectionFailover(this);
+    private final PathSetup setup = new PathSetup(this);
 
-    private volatile QpState state = QpState.INIT;
+    volatile QpState state = QpState.INIT;
     /** Why it went to ERROR, where the layer itself decided (no path left, the peer's BYE, the consumer); null otherwise. */
     private volatile QpFailure failure;
-    private volatile int sendPath = -1;
+    volatile int sendPath = -1;
     /** The adapter of the connection's first path (its events are the connection's). */
-    private volatile int firstPath = -1;
+    volatile int firstPath = -1;
     /** Connection events passed on once per connection. */
-    private final EnumSet<AsyncEventType> reported = EnumSet.noneOf(AsyncEventType.class);
-    private volatile boolean closed;
-    private long connectionId;
-    private Hello peer;
-    private int negotiatedIrd;
-    private int negotiatedOrd;
+    final EnumSet<AsyncEventType> reported = EnumSet.noneOf(AsyncEventType.class);
+    volatile boolean closed;
+    long connectionId;
+    Hello peer;
+    int negotiatedIrd;
+    int negotiatedOrd;
     /** Message ids: the last this side sent, and the last it received in order. */
     private int sentMessageId;
-    private volatile int receivedMessageId;
+    volatile int receivedMessageId;
     /** The last send position a proof was posted for, and the proofs posted and not completed. */
-    private long provenPosted = -1;
-    private int proofsInFlight;
+    long provenPosted = -1;
+    int proofsInFlight;
     /** Sends and Writes posted since the last proof. */
-    private int unproven;
+    int unproven;
     /** The last of this side's Sends the peer's headers say it received (piggy-backed), and the last one applied. */
     private volatile int peerAcked;
     private int ackApplied;
-    /** Windows bound again on a new path by fail-overs (monitor thread). */
-    private int windowsRebound;
 
     /** Application depth for adapters whose QPs hold {@code adapterMax}. */
     static int appDepth(int adapterMax) {
@@ -225,7 +214,7 @@ final class FailoverQueuePair implements QueuePair {
     }
 
     /** Adapter k's QP: room for the header element, the proofs, and the proof's and heartbeat's Reads each way. */
-    private QueuePairConfig adapterConfig(int k) {
+    QueuePairConfig adapterConfig(int k) {
         return new QueuePairConfig(sendCq.under(k), receiveCq.under(k), srq == null ? null : srq.under(k),
                 2 * config.sendDepth() + PROOF_SLOTS, srq == null ? config.receiveDepth() : 1,
                 config.maxSendSge() + 1, config.maxReceiveSge() + 1,
@@ -237,145 +226,20 @@ final class FailoverQueuePair implements QueuePair {
 
     @Override
     public byte[] connect(InetSocketAddress remote, byte[] privateData, Duration timeout) {
-        checkUsable();
-        if (remote == null || timeout == null) {
-            throw new InvalidArgumentException("connect: remote and timeout must not be null");
-        }
-        byte[] data = privateData == null ? new byte[0] : privateData;
-        checkPrivateData(data);
-        if (state != QpState.INIT) {
-            throw new InvalidStateException("connect on QP " + qpNumber + " in state " + state + "; a QP connects from INIT");
-        }
-        int first = firstAdapterFor(remote.getAddress());
-        long id = IDS.nextLong();
-        Hello mine = hello(Hello.CONNECT, first, id, List.of(), data);
-        byte[] reply;
-        try {
-            reply = under[first].connect(remote, mine.encode(), timeout);
-        } catch (ConnectionRejectedException e) {
-            Hello no = Hello.decode(e.privateData(), "peer " + remote);
-            throw new ConnectionRejectedException(e.getMessage(), no.data());
-        }
-        Hello theirs;
-        try {
-            theirs = Hello.decode(reply, "peer " + remote);
-        } catch (ConnectionException e) {
-            under[first].disconnect();
-            throw e;
-        }
-        lock.lock();
-        try {
-            connectionId = id;
-            peer = theirs;
-            firstPath = first;
-            connectedActively = true;
-            peerOf[first] = theirs.pathIndex();
-            negotiatedOrd = Math.min(config.ord(), theirs.ird());
-            negotiatedIrd = Math.min(config.ird(), theirs.ord());
-        } finally {
-            lock.unlock();
-        }
-        joinOtherPaths(theirs, first, timeout);
-        lock.lock();
-        try {
-            int path = pathTo(theirs.recvAdapter());
-            if (path < 0) {
-                disconnectAll();
-                throw new ConnectionException("no path of " + device.name() + " reaches adapter " + theirs.recvAdapter() + " of node "
-                        + theirs.node() + ", where the peer receives this connection");
-            }
-            sendPath = path;
-            state = QpState.RTS;
-            pathReady.signalAll();
-        } finally {
-            lock.unlock();
-        }
-        device.monitor().connected(this);
-        return theirs.data();
+        return setup.connect(remote, privateData, timeout);
     }
 
-    /** The first path's adapter: the one cabled to {@code remote} (switchless), else this QP's receive adapter. */
-    private int firstAdapterFor(InetAddress remote) {
-        if (device.config().topology() == Topology.SWITCHED && under[recvAdapter] != null) {
-            return recvAdapter;
-        }
-        int best = -1;
-        int bestBits = -1;
-        for (int k = 0; k < under.length; k++) {
-            if (under[k] != null) {
-                int bits = commonPrefixBits(device.address(k), remote);
-                if (bits > bestBits) {
-                    best = k;
-                    bestBits = bits;
-                }
-            }
-        }
-        if (best < 0) {
-            throw new dev.tandem.verbs.DeviceUnavailableException("no adapter of " + device.name() + " can carry work");
-        }
-        return best;
+    /** How its paths are set up (connect, accept, joins, heals). */
+    PathSetup setup() {
+        return setup;
     }
 
-    private static int commonPrefixBits(InetAddress a, InetAddress b) {
-        byte[] x = a.getAddress();
-        byte[] y = b.getAddress();
-        if (x.length != y.length) {
-            return -1;
-        }
-        int bits = 0;
-        for (int i = 0; i < x.length; i++) {
-            int diff = (x[i] ^ y[i]) & 0xFF;
-            if (diff != 0) {
-                return bits + Integer.numberOfLeadingZeros(diff) - 24;
-            }
-            bits += 8;
-        }
-        return bits;
+    /** Its fail-over protocol (the monitor thread runs it). */
+    ConnectionFailover moves() {
+        return moves;
     }
 
-    /** Sets up a path on every other adapter: to adapter k of the peer (switchless), else to the peer's adapters not yet used. */
-    private void joinOtherPaths(Hello theirs, int first, Duration timeout) {
-        boolean[] used = new boolean[Math.max(theirs.adapters().size(), 1)];
-        if (theirs.pathIndex() < used.length) {
-            used[theirs.pathIndex()] = true;
-        }
-        for (int k = 0; k < under.length; k++) {
-            if (k == first || under[k] == null) {
-                continue;
-            }
-            int target = -1;
-            if (device.config().topology() == Topology.SWITCHLESS) {
-                target = k < theirs.adapters().size() ? k : -1;
-            } else {
-                for (int r = 0; r < theirs.adapters().size(); r++) {
-                    if (!used[r]) {
-                        target = r;
-                        break;
-                    }
-                }
-            }
-            if (target < 0 || target == theirs.pathIndex()) {
-                continue;
-            }
-            used[target] = true;
-            try {
-                byte[] reply = under[k].connect(theirs.adapters().get(target), hello(Hello.JOIN, k, connectionId, List.of(), new byte[0]).encode(),
-                        timeout);
-                Hello ok = Hello.decode(reply, "peer adapter " + target);
-                lock.lock();
-                try {
-                    peerOf[k] = ok.pathIndex();
-                } finally {
-                    lock.unlock();
-                }
-            } catch (RuntimeException e) {
-                System.getLogger("dev.tandem.failover").log(System.Logger.Level.WARNING, device.name() + " QP " + qpNumber
-                        + ": no path from adapter " + k + " to adapter " + target + " of " + theirs.node() + ": " + e.getMessage());
-            }
-        }
-    }
-
-    private int pathTo(int peerAdapter) {
+    int pathTo(int peerAdapter) {
         for (int k = 0; k < peerOf.length; k++) {
             if (peerOf[k] == peerAdapter && under[k] != null) {
                 return k;
@@ -384,84 +248,7 @@ final class FailoverQueuePair implements QueuePair {
         return -1;
     }
 
-    /** Accepts the first path of a connection, which arrived on adapter {@code k}. */
-    void acceptFirst(int k, ConnectionRequest request, Hello theirs, byte[] privateData, List<InetSocketAddress> listening) {
-        checkUsable();
-        byte[] data = privateData == null ? new byte[0] : privateData;
-        checkPrivateData(data);
-        if (state != QpState.INIT) {
-            throw new InvalidStateException("accept onto QP " + qpNumber + " in state " + state + "; a QP accepts from INIT");
-        }
-        if (under[k] == null) {
-            throw new InvalidStateException("QP " + qpNumber + " has no queue pair on adapter " + k + " where the request arrived");
-        }
-        lock.lock();
-        try {
-            connectionId = theirs.connectionId();
-            peer = theirs;
-            firstPath = k;
-            peerOf[k] = theirs.pathIndex();
-            negotiatedOrd = Math.min(config.ord(), theirs.ird());
-            negotiatedIrd = Math.min(config.ird(), theirs.ord());
-        } finally {
-            lock.unlock();
-        }
-        device.connected(connectionId, this);
-        try {
-            request.accept(under[k], hello(Hello.ACCEPT, k, connectionId, listening, data).encode());
-        } catch (RuntimeException e) {
-            device.disconnected(connectionId);
-            throw e;
-        }
-        lock.lock();
-        try {
-            state = QpState.RTS;
-            if (peerOf[k] == theirs.recvAdapter()) {
-                sendPath = k;
-            }
-            pathReady.signalAll();
-        } finally {
-            lock.unlock();
-        }
-        device.monitor().connected(this);
-    }
-
-    /** The peer set up another path of this connection, arriving on adapter {@code k}. */
-    void acceptJoin(int k, ConnectionRequest request, Hello theirs) {
-        QueuePair q = under[k];
-        if (q != null && q.state() != QpState.INIT && pathDead[k]) {
-            q = renew(k); // the path failed before: a fresh QP takes the peer's new attempt
-        }
-        if (q == null || q.state() != QpState.INIT) {
-            request.reject(hello(Hello.REJECT, k, theirs.connectionId(), List.of(), new byte[0]).encode());
-            return;
-        }
-        request.accept(q, hello(Hello.ACCEPT, k, theirs.connectionId(), List.of(), new byte[0]).encode());
-        boolean restored = pathDead[k];
-        if (restored) {
-            device.tell(new FailoverEvent.PathRestored(System.nanoTime(), qpNumber, k));
-        }
-        lock.lock();
-        try {
-            pathDead[k] = false;
-            heartbeatSent[k] = 0;
-            peerOf[k] = theirs.pathIndex();
-            if (sendPath < 0 && peer != null && peerOf[k] == peer.recvAdapter()) {
-                sendPath = k;
-            }
-            pathReady.signalAll();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** The hello of this side for a path on adapter {@code k}. */
-    Hello hello(int kind, int k, long id, List<InetSocketAddress> listening, byte[] data) {
-        return new Hello(kind, k, id, pd.proofRegion().rkey(), config.ird(), config.ord(), qpNumber, device.keys().incarnation(),
-                recvAdapter, mailbox.stag(), device.config().nodeName(), listening, data);
-    }
-
-    private void checkPrivateData(byte[] data) {
+    void checkPrivateData(byte[] data) {
         int max = device.attributes().maxPrivateData();
         if (data.length > max) {
             throw new InvalidArgumentException("private data of " + data.length + " bytes exceeds the maximum of " + max
@@ -537,7 +324,7 @@ final class FailoverQueuePair implements QueuePair {
         }
     }
 
-    private static boolean isSend(WorkRequest r) {
+    static boolean isSend(WorkRequest r) {
         return r instanceof WorkRequest.Send || r instanceof WorkRequest.SendWithInvalidate;
     }
 
@@ -569,7 +356,7 @@ final class FailoverQueuePair implements QueuePair {
     }
 
     /** The request as adapter {@code k} runs it: ids are log positions; Sends get their header; only what ends a batch is signalled. */
-    private WorkRequest onAdapter(int k, WorkRequest request, long seq, int messageId) {
+    WorkRequest onAdapter(int k, WorkRequest request, long seq, int messageId) {
         // the adapter frees its queue's slots only behind a signalled request: every SIGNAL_EVERY-th is
         // (its success says only that it left, not that it arrived: a proof or the peer's ack says that)
         int flags = request.flags() & ~WrFlags.SIGNALED | (seq % SIGNAL_EVERY == SIGNAL_EVERY - 1 ? WrFlags.SIGNALED : 0);
@@ -767,7 +554,7 @@ final class FailoverQueuePair implements QueuePair {
                 heartbeatSent[(int) (id & 0xFF)] = 0;
             }
             if (id == (CONTROL | Mailbox.BYE)) {
-                byeSent = true;
+                moves.byeSent = true;
             }
             return;
         }
@@ -782,52 +569,12 @@ final class FailoverQueuePair implements QueuePair {
         if (!ok && !endedByError && uses(k)) {
             // the work failed, not the path: the connection ends as on a plain adapter, and the peer is told
             endedByError = true;
-            device.monitor().submit(() -> tellPeerTheEnd(k));
+            device.monitor().submit(() -> moves.tellPeerTheEnd(k));
         }
         if (wc.opcode() == CompletionOpcode.RECV) {
             receiveCompletion(wc, cq);
         } else {
             sendCompletion(wc, cq);
-        }
-    }
-
-    /**
-     * The connection ended in an error of its work on path {@code failed}: BYE goes to the peer over
-     * another path, and every other path ends, so that the peer ends the connection too (as a plain
-     * adapter's peer would) instead of taking the closes for a failure of the path.
-     */
-    private void tellPeerTheEnd(int failed) {
-        lock.lock();
-        try {
-            for (int k = 0; k < under.length; k++) {
-                QueuePair q = under[k];
-                if (k != failed && q != null && !pathDead[k] && peerOf[k] >= 0 && q.state() == QpState.RTS && peer != null) {
-                    try {
-                        mailbox.send(q, k, peer.mailboxStag(), CONTROL | Mailbox.BYE, new Mailbox.Record(++mailSeq, Mailbox.BYE, k,
-                                sendLog.lastProvenMessageId(), receivedMessageId, device.keys().incarnation()), true);
-                        break;
-                    } catch (RuntimeException e) {
-                        // try the next path
-                    }
-                }
-            }
-        } finally {
-            lock.unlock();
-        }
-        long deadline = System.nanoTime() + BYE_WAIT.toNanos();
-        while (!byeSent && System.nanoTime() < deadline) {
-            sendCq.adapterEvent();
-            Thread.onSpinWait();
-        }
-        lock.lock();
-        try {
-            for (int k = 0; k < under.length; k++) {
-                if (k != failed && under[k] != null) {
-                    modifyQuietly(under[k], QpState.ERROR);
-                }
-            }
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -929,7 +676,7 @@ final class FailoverQueuePair implements QueuePair {
     }
 
     /** Hands the application every outcome now known, in posting order (a successful unsignalled request silently). */
-    private void release(FirstLevelCq cq) {
+    void release(FirstLevelCq cq) {
         long p;
         while ((p = sendLog.nextKnown()) >= 0) {
             WorkRequest wr = sendLog.request(p);
@@ -995,523 +742,9 @@ final class FailoverQueuePair implements QueuePair {
         return k == sendPath || k == recvAdapter;
     }
 
-    /**
-     * Path {@code k} failed ({@code cause}): a backup path is just marked dead; a path the connection
-     * uses starts a fail-over, or, with no path left, ends the connection as a plain adapter would.
-     * {@code from} is the adapter QP whose failure is the evidence, or null when the evidence is about
-     * the path itself (its adapter, its heartbeat, the peer's REPORT): evidence about a QP the path has
-     * since left (a late event or completion of the QP before a heal) says nothing about the path now.
-     */
-    void failover(int k, QueuePair from, String cause) {
-        Migration m;
-        lock.lock();
-        try {
-            if (!connected() || pathDead[k] || (from != null && from != under[k])) {
-                return;
-            }
-            pathDead[k] = true;
-            heartbeatSent[k] = 0;
-            modifyQuietly(under[k], QpState.ERROR); // stale: it places nothing more
-            if (!uses(k) && migration == null) {
-                device.tell(new FailoverEvent.BackupLost(System.nanoTime(), qpNumber, k, cause));
-                return;
-            }
-            if (migration != null && migration.path != k) {
-                return;
-            }
-            int path = choosePath();
-            if (path < 0) {
-                noPathLeft(cause);
-                return;
-            }
-            m = new Migration(sendPath, path, migration == null ? System.nanoTime() : migration.startNanos);
-            migration = m;
-            device.tell(new FailoverEvent.Holding(System.nanoTime(), qpNumber, k, path, cause));
-        } finally {
-            lock.unlock();
-        }
-        // what the failed adapter's CQs still hold (where they can still be read) comes first
-        sendCq.adapterEvent();
-        receiveCq.adapterEvent();
-        report(m);
-    }
-
-    /** The lowest path that works: its adapter usable, its QP connected, not dead. Lock held. */
-    private int choosePath() {
-        for (int k = 0; k < under.length; k++) {
-            if (under[k] != null && !pathDead[k] && peerOf[k] >= 0 && device.usable(k) && under[k].state() == QpState.RTS) {
-                return k;
-            }
-        }
-        return -1;
-    }
-
-    private void report(Migration m) {
-        int sent = sendLog.lastProvenMessageId();
-        int received = receivedMessageId;
-        try {
-            mailbox.send(under[m.path], m.path, peer.mailboxStag(), CONTROL | Mailbox.REPORT,
-                    new Mailbox.Record(++mailSeq, Mailbox.REPORT, m.path, sent, received, device.keys().incarnation()), false);
-        } catch (RuntimeException e) {
-            failover(m.path, null, "the new path failed while the REPORT went out: " + e.getMessage());
-            return;
-        }
-        m.reported = true;
-        device.tell(new FailoverEvent.Reported(System.nanoTime(), qpNumber, sent, received));
-        device.faults.reached(FaultPoint.DURING_REPORT);
-    }
-
-    /**
-     * Reads the mailbox. A new REPORT of the peer starts a fail-over here (the peer moved first) or
-     * tells this side what it needs; the receives move once the path is agreed (the connecting side
-     * chooses it, the other follows the path its REPORT names); the peer's MIGRATED for that path
-     * finishes the fail-over.
-     */
-    void checkMailbox() {
-        if (!connected()) {
-            return;
-        }
-        Mailbox.Record bye = mailbox.read(Mailbox.BYE);
-        if (bye != null && newer(bye.seq(), byeSeq) && bye.incarnation() == peer.incarnation()) {
-            byeSeq = bye.seq();
-            endedByPeer();
-            return;
-        }
-        Mailbox.Record r = mailbox.read(Mailbox.REPORT);
-        if (r != null && newer(r.seq(), reportSeq) && r.incarnation() == peer.incarnation()) {
-            reportSeq = r.seq();
-            lastPeerReport = r;
-            peerReported(r);
-        }
-        Migration m = migration;
-        if (m == null) {
-            return;
-        }
-        if (m.movedTo != m.path && lastPeerReport != null && (connectedActively || m.agreed)) {
-            moveReceives(m, lastPeerReport.lastReliablySent());
-            if (migration != m) {
-                return; // the path failed while the receives moved: a new fail-over runs now
-            }
-        }
-        Mailbox.Record done = mailbox.read(Mailbox.MIGRATED);
-        // the peer's receives are on the path this side moved to: send there
-        if (m.movedTo == m.path && done != null && newer(done.seq(), migratedSeq) && done.incarnation() == peer.incarnation()
-                && pathFrom(done.path()) == m.path) {
-            migratedSeq = done.seq();
-            peerMigrated(m, done);
-        }
-    }
-
-    private void peerReported(Mailbox.Record r) {
-        int mine = pathFrom(r.path());
-        Migration m = migration;
-        if (m == null) {
-            // the peer moved first: leave the paths it left
-            int old = sendPath;
-            if (old >= 0 && old != mine) {
-                failover(old, null, "the peer moved the connection off this path (to its adapter " + r.path() + ")");
-            }
-            m = migration;
-            if (m == null && recvAdapter >= 0 && recvAdapter != mine) {
-                failover(recvAdapter, null, "the peer moved the connection off this path (to its adapter " + r.path() + ")");
-                m = migration;
-            }
-            if (m == null) {
-                return;
-            }
-        }
-        if (!connectedActively && mine >= 0 && !pathDead[mine] && under[mine] != null) {
-            boolean moved = m.path != mine;
-            m.path = mine; // the connecting side chooses the path; this side follows it
-            m.agreed = true;
-            if (moved) {
-                report(m); // the REPORT went over the path this side had chosen, which may be the one that failed
-            }
-        }
-        device.tell(new FailoverEvent.PeerReported(System.nanoTime(), qpNumber, r.lastReliablySent(), r.lastReliablyReceived()));
-    }
-
-    private static boolean newer(int seq, int seen) {
-        return Integer.compareUnsigned(seq, seen) > 0;
-    }
-
-    /** This side's path that ends at the peer's adapter {@code peerAdapter}, or -1. */
-    private int pathFrom(int peerAdapter) {
-        for (int k = 0; k < peerOf.length; k++) {
-            if (peerOf[k] == peerAdapter && under[k] != null) {
-                return k;
-            }
-        }
-        return -1;
-    }
-
-    /**
-     * Rebuilds what arrived whole, re-posts the other receives on the agreed path, and says MIGRATED for
-     * it. Receives already posted on the agreed path, which still works (a simplex connection whose send
-     * direction failed), stay where they are: that path's QP completes them itself.
-     */
-    private void moveReceives(Migration m, int peerSent) {
-        int path = m.path;
-        if (path == recvAdapter && !pathDead[path] && under[path] != null) {
-            m.movedTo = path;
-            migrated(path);
-            return;
-        }
-        if (srq != null) {
-            int[] rebuilt = new int[1];
-            receiveCq.locked(() -> rebuilt[0] = Migration.rebuildShared(this, srq.log(), receiveCq, peerSent, (int) connectionId));
-            m.rebuilt += rebuilt[0];
-            if (!srq.moveTo(path)) {
-                lock.lock();
-                try {
-                    noPathLeft("its shared receive queue's receives are on adapter " + srq.adapter() + " and cannot follow it to adapter "
-                            + path);
-                } finally {
-                    lock.unlock();
-                }
-                return;
-            }
-            recvAdapter = path;
-        } else {
-            int[] counts = new int[2];
-            receiveCq.locked(() -> {
-                counts[0] = Migration.rebuild(this, receiveLog, receiveCq, peerSent);
-                for (int slot : receiveLog.inOrder()) {
-                    try {
-                        under[path].postReceive(receiveLog.onAdapter(slot));
-                        counts[1]++;
-                    } catch (RuntimeException e) {
-                        // the path failed too: its own failure moves the connection again
-                    }
-                }
-            });
-            m.rebuilt += counts[0];
-            m.receivesReposted = counts[1];
-            recvAdapter = path;
-        }
-        m.movedTo = path;
-        migrated(path);
-    }
-
-    /**
-     * Tells the peer (MIGRATED) that this side's receives are on {@code path}, with what arrived here so
-     * far; first the windows bound through this QP are bound again there (ahead of MIGRATED on the same
-     * send queue, so the peer's resent accesses find them).
-     */
-    private void migrated(int path) {
-        rebindWindows(path);
-        try {
-            mailbox.send(under[path], path, peer.mailboxStag(), CONTROL | Mailbox.MIGRATED,
-                    new Mailbox.Record(++mailSeq, Mailbox.MIGRATED, path, sendLog.lastProvenMessageId(), receivedMessageId,
-                            device.keys().incarnation()), false);
-        } catch (RuntimeException e) {
-            failover(path, null, "the new path failed while MIGRATED went out: " + e.getMessage());
-        }
-    }
-
     /** The peer's Send with Invalidate named {@code stag} (a rebuilt receive completion says so). */
     void invalidated(int stag) {
         pd.invalidated(stag);
-    }
-
-    /** Binds again on {@code path} every window bound through this QP on another adapter (the layer's own requests). */
-    private void rebindWindows(int path) {
-        for (FailoverMemoryWindow w : pd.windows()) {
-            if (w.boundOn() == path) {
-                continue;
-            }
-            WorkRequest.BindWindow b = w.rebindOn(path, this, CONTROL | REBIND);
-            if (b == null) {
-                continue;
-            }
-            try {
-                under[path].postSend(b);
-                windowsRebound++;
-            } catch (RuntimeException e) {
-                System.getLogger("dev.tandem.failover").log(System.Logger.Level.WARNING, device.name() + " QP " + qpNumber + ": window "
-                        + w + " could not be bound again on adapter " + path + ": " + e.getMessage());
-            }
-        }
-    }
-
-    /**
-     * The peer re-posted its receives: the Sends it holds complete, the rest go again over the new path.
-     * When the new path is the one the Sends took before and it still works (a simplex connection whose
-     * receive direction failed), nothing goes again: that path's QP still holds the rest, in order.
-     */
-    private void peerMigrated(Migration m, Mailbox.Record done) {
-        int sends = 0;
-        int writes = 0;
-        lock.lock();
-        try {
-            if (migration != m || pathDead[m.path]) {
-                return; // a newer fail-over replaced this one
-            }
-            long held = Migration.lastHeld(sendLog, done.lastReliablyReceived());
-            sendLog.payloadsDone(held, CompletionStatus.SUCCESS, true);
-            boolean inPlace = m.path == sendPath && under[m.path] != null && under[m.path].state() == QpState.RTS;
-            for (long p = inPlace ? sendLog.next() : sendLog.released(); p < sendLog.next(); p++) {
-                WorkRequest wr = sendLog.request(p);
-                if (wr == null || sendLog.outcome(p) != null) {
-                    continue;
-                }
-                try {
-                    under[m.path].postSend(onAdapter(m.path, wr, p, sendLog.messageId(p)));
-                } catch (RuntimeException e) {
-                    break; // the new path failed too: its failure moves the connection again
-                }
-                if (sends + writes == 0) {
-                    device.faults.reached(FaultPoint.DURING_REPOST);
-                }
-                if (isSend(wr)) {
-                    sends++;
-                } else if (wr instanceof WorkRequest.RdmaWrite) {
-                    writes++;
-                }
-            }
-            if (!inPlace) { // the proofs in flight went with the failed path
-                provenPosted = held;
-                proofsInFlight = 0;
-                unproven = sends + writes;
-            }
-            sendPath = m.path;
-            long now = System.nanoTime();
-            device.tell(new FailoverEvent.Moved(now, qpNumber, m.rebuilt, m.receivesReposted, sends, writes));
-            device.tell(new FailoverEvent.Migrated(now, qpNumber, m.path, now - m.startNanos));
-            migration = null;
-            pathReady.signalAll();
-        } finally {
-            lock.unlock();
-        }
-        sendCq.locked(() -> release(sendCq));
-        proveNow();
-    }
-
-    /** The peer's application ended the connection (its BYE came): it ends here too, as on a plain adapter. */
-    private void endedByPeer() {
-        lock.lock();
-        try {
-            if (state == QpState.ERROR) {
-                return;
-            }
-            ended(QpFailure.Kind.PEER_CLOSED, "the peer ended the connection");
-            state = QpState.ERROR;
-            migration = null;
-            pathReady.signalAll();
-            for (QueuePair q : under) {
-                if (q != null) {
-                    modifyQuietly(q, QpState.ERROR);
-                }
-            }
-        } finally {
-            lock.unlock();
-        }
-        // what the adapters complete (the work that left, flushed what did not) comes first; the rest is flushed here
-        sendCq.adapterEvent();
-        receiveCq.adapterEvent();
-        if (reports(firstPath >= 0 ? firstPath : sendPath, dev.tandem.verbs.AsyncEventType.DISCONNECTED)) {
-            device.raise(new dev.tandem.verbs.AsyncEvent(dev.tandem.verbs.AsyncEventType.DISCONNECTED, this,
-                    "the peer ended the connection"));
-        }
-        flushEverything();
-    }
-
-    /** A fail-over that did not finish within {@code limitNanos} (the peer does not answer): no path is left. */
-    void migrationTimedOut(long now, long limitNanos) {
-        Migration m = migration;
-        if (m != null && now - m.startNanos > limitNanos) {
-            lock.lock();
-            try {
-                if (migration == m) {
-                    noPathLeft("the fail-over did not finish within " + limitNanos / 1_000_000 + " ms: the peer does not answer");
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-    }
-
-    /** No path is left: the connection fails as on a plain adapter (ERROR, every outstanding request flushed). Lock held. */
-    private void noPathLeft(String cause) {
-        ended(QpFailure.Kind.TRANSPORT, "no path left: " + cause);
-        state = QpState.ERROR;
-        migration = null;
-        pathReady.signalAll();
-        for (QueuePair q : under) {
-            if (q != null) {
-                modifyQuietly(q, QpState.ERROR);
-            }
-        }
-        device.tell(new FailoverEvent.NoPathLeft(System.nanoTime(), qpNumber, cause));
-        device.raise(new dev.tandem.verbs.AsyncEvent(dev.tandem.verbs.AsyncEventType.QP_FATAL, this, "no path left: " + cause));
-        device.monitor().submit(this::flushEverything);
-    }
-
-    /** Completes every outstanding request flushed, receives after sends (the monitor runs it, outside the QP's lock). */
-    private void flushEverything() {
-        sendCq.adapterEvent();
-        receiveCq.adapterEvent();
-        sendCq.locked(() -> {
-            sendLog.allDone(CompletionStatus.WR_FLUSH_ERR);
-            release(sendCq);
-        });
-        if (receiveLog != null) {
-            receiveCq.locked(() -> {
-                for (int slot : receiveLog.inOrder()) {
-                    ReceiveRequest r = receiveLog.take(slot);
-                    if (r != null) {
-                        receiveCq.deliver(this, -1, r.wrId(), CompletionStatus.WR_FLUSH_ERR, CompletionOpcode.RECV, 0, 0, 0, 0);
-                    }
-                }
-            });
-        }
-    }
-
-    /**
-     * Probes every live path once per heartbeat: an RDMA Read of the peer's proof region; a probe
-     * unanswered for {@link FailoverConfig#detection()} is a silent link, and the path fails over.
-     */
-    void heartbeat(long now) {
-        if (!connected()) {
-            return;
-        }
-        long limit = device.config().detection().toNanos();
-        for (int k = 0; k < under.length; k++) {
-            if (under[k] == null || pathDead[k] || peerOf[k] < 0) {
-                continue;
-            }
-            long sent = heartbeatSent[k];
-            if (sent != 0 && now - sent > limit) {
-                sendCq.adapterEvent(); // an answer that waits unread in the adapter's CQ is an answer
-                if (heartbeatSent[k] != 0) {
-                    device.tell(new FailoverEvent.PathDown(now, k, "silent link: no heartbeat answered on adapter " + k
-                            + " for " + (now - sent) / 1_000_000 + " ms"));
-                    failover(k, null, "silent link: no heartbeat answered for " + (now - sent) / 1_000_000 + " ms");
-                }
-            } else if (under[k].state() == QpState.ERROR && brokenPath(k)) {
-                // a failure whose event or completion this layer never saw (it came while the path was being set up again)
-                QueuePair q = under[k];
-                failover(k, q, q.failure().map(QpFailure::detail).orElse("its QP on adapter " + k + " is in ERROR"));
-            } else if (sent == 0 && under[k].state() == QpState.RTS) {
-                lock.lock();
-                try {
-                    under[k].postSend(new WorkRequest.RdmaRead(HEARTBEAT | k,
-                            new Sge(pd.proofRegion(), FailoverProtectionDomain.PROOF_SINK, 8), FailoverProtectionDomain.PROOF_SOURCE,
-                            peer.proofStag(), WrFlags.SIGNALED));
-                    heartbeatSent[k] = now;
-                } catch (RuntimeException e) {
-                    // the path's queue is full or it failed: its failure shows otherwise
-                } finally {
-                    lock.unlock();
-                }
-            }
-        }
-    }
-
-    /** Adapter {@code k} failed: this connection's QP there goes (its path is dead already, or was never set up). */
-    void release(int k) {
-        QueuePair q;
-        lock.lock();
-        try {
-            q = under[k];
-            under[k] = null;
-            pathDead[k] = true;
-            heartbeatSent[k] = 0;
-        } finally {
-            lock.unlock();
-        }
-        if (q != null) {
-            device.unroute(k, q.qpNumber());
-            try {
-                q.close();
-            } catch (RuntimeException e) {
-                // the adapter drops it on reset
-            }
-        }
-    }
-
-    /**
-     * A fresh QP on adapter {@code k} in place of the one its failed path left: the old one's late
-     * completions then carry a QP number no longer routed here, and are dropped. Null when the adapter
-     * refuses one.
-     */
-    private QueuePair renew(int k) {
-        lock.lock();
-        try {
-            QueuePair old = under[k];
-            if (old != null) {
-                device.unroute(k, old.qpNumber());
-                try {
-                    old.close();
-                } catch (RuntimeException e) {
-                    // it failed with its path
-                }
-            }
-            under[k] = null;
-            try {
-                under[k] = pd.under(k).createQueuePair(adapterConfig(k));
-            } catch (RuntimeException e) {
-                return null;
-            }
-            device.route(k, under[k].qpNumber(), this);
-            return under[k];
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Adapter {@code k} is back: this connection gets a QP there again, in INIT, for its path to be set up again. */
-    void rebuild(int k) {
-        lock.lock();
-        try {
-            if (closed || under[k] != null || pd.under(k) == null || sendCq.under(k) == null || receiveCq.under(k) == null) {
-                return;
-            }
-            under[k] = pd.under(k).createQueuePair(adapterConfig(k));
-            device.route(k, under[k].qpNumber(), this);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * Sets up again, from the side that connected, each path that failed and whose adapter works again
-     * (the peer's side of it may still be down: then the attempt fails and the next round tries again).
-     * The healer thread runs it; a path set up joins the backups.
-     */
-    void rejoin(Duration timeout) {
-        if (!connected() || !connectedActively || migration != null) {
-            return;
-        }
-        for (int k = 0; k < under.length; k++) {
-            QueuePair q = under[k];
-            int target = peerOf[k];
-            if (!pathDead[k] || q == null || !device.usable(k) || target < 0 || target >= peer.adapters().size()) {
-                continue;
-            }
-            if (q.state() != QpState.INIT) {
-                q = renew(k);
-                if (q == null) {
-                    continue;
-                }
-            }
-            try {
-                byte[] reply = q.connect(peer.adapters().get(target), hello(Hello.JOIN, k, connectionId, List.of(), new byte[0]).encode(),
-                        timeout);
-                Hello ok = Hello.decode(reply, "peer adapter " + target);
-                lock.lock();
-                try {
-                    peerOf[k] = ok.pathIndex();
-                    heartbeatSent[k] = 0;
-                    pathDead[k] = false;
-                } finally {
-                    lock.unlock();
-                }
-                device.tell(new FailoverEvent.PathRestored(System.nanoTime(), qpNumber, k));
-            } catch (RuntimeException e) {
-                // the peer's side is not back yet: the next round tries again
-            }
-        }
     }
 
     /** How many paths carry work or stand by now (set up, not failed). */
@@ -1636,7 +869,7 @@ final class FailoverQueuePair implements QueuePair {
     }
 
     /** The connection goes to ERROR for this cause, unless it had one already. Lock held. */
-    private void ended(QpFailure.Kind kind, String detail) {
+    void ended(QpFailure.Kind kind, String detail) {
         if (failure == null) {
             failure = new QpFailure(kind, detail);
         }
@@ -1728,7 +961,7 @@ final class FailoverQueuePair implements QueuePair {
         }
     }
 
-    private static void modifyQuietly(QueuePair q, QpState target) {
+    static void modifyQuietly(QueuePair q, QpState target) {
         try {
             if (q.state().canModifyTo(target)) {
                 q.modify(target);
@@ -1741,10 +974,10 @@ final class FailoverQueuePair implements QueuePair {
     @Override
     public void disconnect() {
         checkUsable();
-        if (sayBye()) {
+        if (moves.sayBye()) {
             // the BYE leaves before the closes: a close would flush it from the adapter's queue
             long deadline = System.nanoTime() + BYE_WAIT.toNanos();
-            while (!byeSent && System.nanoTime() < deadline) {
+            while (!moves.byeSent && System.nanoTime() < deadline) {
                 sendCq.adapterEvent();
                 Thread.onSpinWait();
             }
@@ -1759,29 +992,7 @@ final class FailoverQueuePair implements QueuePair {
         }
     }
 
-    /**
-     * Tells the peer the application disconnects, ahead of the paths' closes on the same stream: so the
-     * peer ends the connection as a plain adapter would instead of failing over.
-     */
-    private boolean sayBye() {
-        lock.lock();
-        try {
-            int k = sendPath;
-            if (peer == null || k < 0 || under[k] == null || pathDead[k] || under[k].state() != QpState.RTS) {
-                return false;
-            }
-            mailbox.send(under[k], k, peer.mailboxStag(), CONTROL | Mailbox.BYE,
-                    new Mailbox.Record(++mailSeq, Mailbox.BYE, k, sendLog.lastProvenMessageId(), receivedMessageId, device.keys().incarnation()),
-                    true);
-            return true;
-        } catch (RuntimeException e) {
-            return false; // the path is failing: the peer's paths end by themselves
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private void disconnectAll() {
+    void disconnectAll() {
         for (int k = 0; k < under.length; k++) {
             if (under[k] != null && peerOf[k] >= 0) {
                 try {
@@ -1823,7 +1034,7 @@ final class FailoverQueuePair implements QueuePair {
         return under[k];
     }
 
-    private void checkUsable() {
+    void checkUsable() {
         if (closed) {
             throw new ResourceClosedException("queue pair " + qpNumber + " is closed");
         }
@@ -1879,7 +1090,7 @@ final class FailoverQueuePair implements QueuePair {
         Hello p = peer;
         return new FailoverSnapshot.Connection(qpNumber, state, connectedActively, connectionId, p == null ? null : p.node(), sendPath,
                 recvAdapter, under.clone(), peerOf.clone(), pathDead.clone(), sentMessageId, sendLog.lastProvenMessageId(),
-                receivedMessageId, staleDropped.get(), windowsRebound, mailSeq, reportSeq, migratedSeq, migration);
+                receivedMessageId, staleDropped.get(), moves.windowsRebound, moves.mailSeq, moves.reportSeq, moves.migratedSeq, migration);
     }
 
     @Override

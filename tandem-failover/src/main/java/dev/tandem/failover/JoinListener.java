@@ -49,7 +49,7 @@ final class JoinListener {
             request.reject(new byte[0]);
             return;
         }
-        qp.acceptJoin(k, request, hello);
+        qp.setup().acceptJoin(k, request, hello);
     }
 
     /** Where paths join, by adapter: what an accepted connection tells its peer. */

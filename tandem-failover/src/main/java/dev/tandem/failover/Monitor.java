@@ -87,7 +87,7 @@ final class Monitor {
 
     /** Path {@code k} of {@code qp} failed in its transport (adapter QP {@code from} showed it): the monitor moves the connection. */
     void failover(FailoverQueuePair qp, int k, QueuePair from, String cause) {
-        submit(() -> qp.failover(k, from, cause));
+        submit(() -> qp.moves().failover(k, from, cause));
     }
 
     /** {@code qp} has Sends or Writes no proof covers yet. */
@@ -149,14 +149,14 @@ final class Monitor {
         if (busy || now - lastMailbox >= MAILBOX) {
             lastMailbox = now;
             for (FailoverQueuePair qp : connections) {
-                runQuietly(qp::checkMailbox);
-                runQuietly(() -> qp.migrationTimedOut(now, MIGRATION_LIMIT));
+                runQuietly(qp.moves()::checkMailbox);
+                runQuietly(() -> qp.moves().migrationTimedOut(now, MIGRATION_LIMIT));
             }
         }
         if (now - lastHeartbeat >= device.config().heartbeat().toNanos()) {
             lastHeartbeat = now;
             for (FailoverQueuePair qp : connections) {
-                runQuietly(() -> qp.heartbeat(now));
+                runQuietly(() -> qp.moves().heartbeat(now));
             }
         }
         long proofAfter = device.config().proofAfter().toNanos();
@@ -196,7 +196,7 @@ final class Monitor {
                     return;
                 }
                 try {
-                    qp.rejoin(REJOIN_WAIT);
+                    qp.setup().rejoin(REJOIN_WAIT);
                 } catch (RuntimeException e) {
                     LOG.log(System.Logger.Level.DEBUG, "rejoin failed", e);
                 }
@@ -242,7 +242,7 @@ final class Monitor {
                     + e.detail();
             device.tell(new FailoverEvent.PathDown(System.nanoTime(), k, cause));
             for (FailoverQueuePair qp : connections) {
-                qp.failover(k, null, cause);
+                qp.moves().failover(k, null, cause);
             }
             if (type == AsyncEventType.DEVICE_FATAL) {
                 device.releaseAdapter(k);
@@ -261,7 +261,7 @@ final class Monitor {
         Object mine = resource instanceof QueuePair q ? device.routeOf(k, q.qpNumber()) : device.ownerOf(resource);
         if (mine instanceof FailoverQueuePair qp) {
             if (failure(type) && qp.brokenPath(k)) {
-                qp.failover(k, (QueuePair) resource, e.detail());
+                qp.moves().failover(k, (QueuePair) resource, e.detail());
                 return;
             }
             if (!qp.reports(k, type)) {

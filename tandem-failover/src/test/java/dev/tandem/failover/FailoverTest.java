@@ -115,7 +115,7 @@ class FailoverTest {
         assertThat(qa.under(backup)).as("the healed path runs on a fresh QP").isNotSameAs(before);
 
         // an event or completion of the QP the path had before the heal, handled late, is about that QP only
-        qa.failover(backup, before, "test: a late event of the QP before the heal");
+        qa.moves().failover(backup, before, "test: a late event of the QP before the heal");
         assertThat(qa.livePaths()).as("paths after late evidence about the old QP").isEqualTo(2);
         assertThat(TwoNodes.events(wa)).noneMatch(e -> e instanceof FailoverEvent.BackupLost);
 
