@@ -356,6 +356,7 @@ final class FirstLevelCq implements CompletionQueue {
                 continue;
             }
             int m;
+            boolean died = false;
             do {
                 int room = Math.max(1, Math.min(scratch.length, depth - count));
                 try {
@@ -366,15 +367,18 @@ final class FirstLevelCq implements CompletionQueue {
                 for (int j = 0; j < m; j++) {
                     WorkCompletion wc = scratch[j];
                     if (wc.opcode() == CompletionOpcode.RECV && wc.status() == CompletionStatus.SUCCESS
-                            && device.faults.reached(FaultPoint.AFTER_PLACEMENT)) {
-                        continue; // the adapter died with this completion: the fail-over rebuilds it from its header
+                            && device.faults.reached(FaultPoint.AFTER_PLACEMENT) && !device.usable(k)) {
+                        // the fault took this adapter down with this completion and those behind it: the
+                        // fail-over rebuilds them from their headers (an adapter that still works delivers them)
+                        died = true;
+                        break;
                     }
                     FailoverQueuePair qp = device.routeOf(k, wc.qpNumber());
                     if (qp != null) {
                         qp.adapterCompletion(k, wc, this);
                     }
                 }
-            } while (m == scratch.length);
+            } while (m == scratch.length && !died);
         }
         nextAdapter = (nextAdapter + 1) % under.length;
     }

@@ -1,5 +1,8 @@
 package dev.tandem.failover;
 
+import dev.tandem.failover.check.CheckedStream;
+import dev.tandem.failover.check.StreamShape;
+import dev.tandem.failover.check.Verdict;
 import dev.tandem.verbs.AdapterControl;
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.LinkControl;
@@ -16,6 +19,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -26,14 +30,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The fault matrix, in-process on loopback addresses: for both topologies, every kind of fault at
  * every named point of a connection's life. Three adapters per node, so that a second fault during
- * a fail-over (at its REPORT, at its re-post) still leaves a path. While a path remains the checked
- * stream proves nothing was lost, duplicated or reordered and the application saw no error; when the
+ * a fail-over (at its REPORT, at its re-post) still leaves a path. While a path remains the shipped
+ * checked stream ({@link CheckedStream}: sequence numbers and CRC32C on every message and written block)
+ * proves nothing was lost, duplicated, reordered or corrupted and the application saw no error; when the
  * peer dies, the application gets the ordinary verbs behaviour (its QP in ERROR, its work flushed)
  * within a bound, never a hang.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class FaultMatrixTest {
     private static final int MESSAGES = 300;
+    /** Every message a Send of 256 bytes after a Write of a 256-byte block, both with CRC32C; 16 in flight. */
+    private static final StreamShape SHAPE = new StreamShape(16, 256, 16, 256, 1);
     private TwoNodes nodes;
 
     /** A fault of one kind on the path {@code k} (this side's adapter index) of a's connection. */
@@ -80,7 +87,7 @@ class FaultMatrixTest {
     @ParameterizedTest(name = "{0}: {1} at {2}")
     @MethodSource("matrix")
     void nothingIsLostDuplicatedOrReorderedWhileAPathRemains(Topology topology, Kind kind, FaultPoint point) throws Exception {
-        nodes = new TwoNodes(3, topology);
+        nodes = TwoNodes.withCheckedStream(3, topology, SHAPE);
         FailoverWatch wa = nodes.a.watch();
         FailoverWatch wb = nodes.b.watch();
         FailoverQueuePair qa = nodes.sa.failover();
@@ -96,12 +103,20 @@ class FaultMatrixTest {
                 ((AdapterControl) nodes.a.adapters().get(qa.sendPath())).injectFatalError("matrix: first fault");
             };
         };
-        try {
-            nodes.stream(MESSAGES, MESSAGES / 2, arm);
-        } catch (AssertionError e) {
-            throw new AssertionError(e.getMessage() + "\nnode a: " + TwoNodes.events(wa) + "\nnode b: " + TwoNodes.events(wb), e);
+        CheckedStream stream = nodes.checked;
+        // halfway, with the stream's window in flight, the fault is armed (or made)
+        stream.sendUpTo(MESSAGES);
+        long deadline = System.nanoTime() + TwoNodes.WAIT.toNanos();
+        while (stream.sent() < MESSAGES / 2) {
+            assertThat(System.nanoTime()).as("the first half of the stream: %s", stream.verdict()).isLessThan(deadline);
+            stream.step();
         }
+        arm.run();
+        Verdict v = stream.run(MESSAGES, TwoNodes.WAIT, Duration.ofMillis(100), null);
         List<FailoverEvent> ea = TwoNodes.events(wa);
+        assertThat(v.clean()).as("%s%nnode a: %s%nnode b: %s", v, ea, TwoNodes.events(wb)).isTrue();
+        assertThat(v.messagesReceived()).isEqualTo(MESSAGES);
+        assertThat(v.blocksVerified()).isEqualTo(MESSAGES);
         assertThat(ea).as("node a failed over").anyMatch(e -> e instanceof FailoverEvent.Migrated);
         assertThat(ea).noneMatch(e -> e instanceof FailoverEvent.NoPathLeft);
     }

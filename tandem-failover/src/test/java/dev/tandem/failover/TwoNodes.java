@@ -1,5 +1,7 @@
 package dev.tandem.failover;
 
+import dev.tandem.failover.check.CheckedStream;
+import dev.tandem.failover.check.StreamShape;
 import dev.tandem.verbs.Access;
 import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionQueue;
@@ -67,12 +69,27 @@ final class TwoNodes implements AutoCloseable {
     int sendsDone;
     int received;
 
+    /** The shipped checked stream from a to b ({@link #withCheckedStream}), or null when the nodes stream by {@link #stream}. */
+    final CheckedStream checked;
+
     TwoNodes(int adapters, Topology topology) throws Exception {
-        this(adapters, topology, false);
+        this(adapters, topology, false, null);
     }
 
     /** With {@code sharedAtB}, b's QP takes its receives from a shared receive queue. */
     TwoNodes(int adapters, Topology topology, boolean sharedAtB) throws Exception {
+        this(adapters, topology, sharedAtB, null);
+    }
+
+    /**
+     * Two nodes whose connection carries the shipped checked stream of {@code shape} (CRC32C on every
+     * message and block, credits back): made before the connection, so b's receives are posted first.
+     */
+    static TwoNodes withCheckedStream(int adapters, Topology topology, StreamShape shape) throws Exception {
+        return new TwoNodes(adapters, topology, false, shape);
+    }
+
+    private TwoNodes(int adapters, Topology topology, boolean sharedAtB, StreamShape shape) throws Exception {
         a = node("a", 1, adapters, topology);
         FailoverDevice bb;
         try {
@@ -84,8 +101,13 @@ final class TwoNodes implements AutoCloseable {
         b = bb;
         sa = side(a, false);
         sb = side(b, sharedAtB);
-        for (int i = 0; i < DEPTH; i++) {
-            sb.postReceive(new ReceiveRequest(i, new Sge(sb.region, (long) i * SIZE, SIZE)));
+        if (shape == null) {
+            checked = null;
+            for (int i = 0; i < DEPTH; i++) {
+                sb.postReceive(new ReceiveRequest(i, new Sge(sb.region, (long) i * SIZE, SIZE)));
+            }
+        } else {
+            checked = CheckedStream.between(sa.qp, sb.qp, shape);
         }
         // as most servers do, b stops listening once it has its connection: paths heal without the application's listener
         try (Listener l = b.listen(new InetSocketAddress("127.0.1.2", 0), 4)) {
@@ -199,6 +221,9 @@ final class TwoNodes implements AutoCloseable {
     @Override
     public void close() {
         try {
+            if (checked != null) {
+                checked.close();
+            }
             b.close();
         } finally {
             try {
