@@ -126,6 +126,8 @@ public final class NodeProcess implements AutoCloseable {
         String errors;
         try {
             errors = Files.readString(stderr).strip();
+        } catch (java.nio.file.NoSuchFileException e) {
+            errors = ""; // closed already: its stderr went with it
         } catch (IOException e) {
             errors = "(stderr unreadable: " + e.getMessage() + ")";
         }
