@@ -109,8 +109,13 @@ final class LabDemo implements AutoCloseable {
                 + "-byte Send that announces it; all checked)");
         pair.sendUpTo(messages / 2);
         runWhile(() -> pair.sender().half().sent() < messages / 2, messages / 2 + " messages sent");
+        int carrying;
+        try {
+            carrying = pair.carryingAdapterNow(WAIT);
+        } catch (LabNodeException e) {
+            throw new DemoFailure(e.getMessage());
+        }
         pair.sendUpTo(3 * messages / 4); // the application keeps posting through the fail-over
-        int carrying = pair.carryingAdapter();
         String target = "h1.a" + carrying;
         int from = pair.events().size();
         say("FAULT: pulling the cable of a's adapter " + (carrying - 1) + " (" + target + ", " + lab.address(1, carrying).getHostAddress()

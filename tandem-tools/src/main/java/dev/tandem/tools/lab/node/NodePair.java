@@ -36,6 +36,7 @@ public final class NodePair implements AutoCloseable {
     private NodeReport.ReceiverState receiver;
     private int port = -1;
     private int connected;
+    private long senderReports;
 
     private NodePair(NodeProcess a, NodeProcess b, Consumer<NodeReport.Event> listener) {
         this.a = a;
@@ -105,6 +106,17 @@ public final class NodePair implements AutoCloseable {
         return sender.adapter() + 1;
     }
 
+    /**
+     * The adapter that carries a's sends now, counted from 1 as the lab counts (h1.aK): from a report a printed
+     * after this call (it waits for two more, {@code bound} at most), since the fail-over device may move the
+     * send path back once a failed path was restored.
+     */
+    public int carryingAdapterNow(Duration bound) {
+        long after = senderReports + 2;
+        await(() -> senderReports < after, bound, "a fresh report of a");
+        return carryingAdapter();
+    }
+
     /** The latest halves of a and b, joined. */
     public StreamHalves halves() {
         return new StreamHalves(sender.half(), receiver.half());
@@ -124,7 +136,8 @@ public final class NodePair implements AutoCloseable {
                 return;
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new LabNodeException("waited " + bound.toMillis() + " ms for " + what + "; " + where());
+                throw new LabNodeException("waited " + bound.toMillis() + " ms for " + what + "; " + where() + "; events: " + recentEvents()
+                        + "; a " + a.exitAndErrors() + "; b " + b.exitAndErrors());
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
         }
@@ -195,6 +208,15 @@ public final class NodePair implements AutoCloseable {
         return s + (a.isAlive() ? "" : " (" + a.exitAndErrors() + ")") + "; " + r + (b.isAlive() ? "" : " (" + b.exitAndErrors() + ")");
     }
 
+    /** The last fail-over events in words, for messages. */
+    private String recentEvents() {
+        List<String> told = new ArrayList<>();
+        for (NodeReport.Event e : events.subList(Math.max(0, events.size() - 24), events.size())) {
+            told.add(e.node() + ": " + e.text());
+        }
+        return told.isEmpty() ? "none" : String.join("; ", told);
+    }
+
     /** Reads what both nodes reported since last time. */
     private void pump() {
         for (NodeProcess p : List.of(a, b)) {
@@ -207,7 +229,10 @@ public final class NodePair implements AutoCloseable {
                         }
                     }
                     case NodeReport.Connected _ -> connected++;
-                    case NodeReport.SenderState s -> sender = s;
+                    case NodeReport.SenderState s -> {
+                        sender = s;
+                        senderReports++;
+                    }
                     case NodeReport.ReceiverState s -> receiver = s;
                     case NodeReport.Event e -> {
                         events.add(e);
