@@ -1,13 +1,8 @@
 package dev.tandem.failover.check;
 
-import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.QueuePair;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -102,11 +97,13 @@ public final class CheckedStream implements AutoCloseable {
      * with the last credits; or, after a completion in error, both sides have nothing posted any more.
      */
     public boolean finished() {
-        if (broken()) {
-            return sender.drained() && receiver.drained();
-        }
-        return sender.sent() >= sender.limit() && sender.idle() && receiver.verifier().sequence().next() >= sender.sent()
-                && receiver.creditsIdle() && sender.credits().next() >= receiver.creditsSucceeded();
+        return StreamHalves.finished(broken(), sender.drained() && receiver.drained(), sender.sent(), sender.limit(), sender.idle(),
+                receiver.verifier().sequence().next(), receiver.creditsIdle(), sender.credits().next(), receiver.creditsSucceeded());
+    }
+
+    /** Both halves as they stand now. */
+    public StreamHalves halves() {
+        return new StreamHalves(sender.half(), receiver.half());
     }
 
     /**
@@ -201,34 +198,7 @@ public final class CheckedStream implements AutoCloseable {
      * completed SUCCESS and never arrived.
      */
     public Verdict verdict() {
-        Verdict.Ending ending = ending();
-        boolean over = ending != Verdict.Ending.IN_PROGRESS;
-        StreamVerifier v = receiver.verifier();
-        SequenceCheck data = v.sequence();
-        SequenceCheck credits = sender.credits();
-        Findings fs = sender.findings();
-        Findings fr = receiver.findings();
-        long lost = (over ? data.missingBelow(sender.succeededThrough()) : data.missing()) + fr.lost + fs.lost
-                + (over ? credits.missingBelow(receiver.creditsSucceeded()) : credits.missing());
-        Map<CompletionStatus, Long> byStatus = new EnumMap<>(CompletionStatus.class);
-        fs.errorsByStatus().forEach((s, n) -> byStatus.merge(s, n, Long::sum));
-        fr.errorsByStatus().forEach((s, n) -> byStatus.merge(s, n, Long::sum));
-        List<String> problems = new ArrayList<>(fs.problems());
-        problems.addAll(fr.problems());
-        for (String gap : data.describeGaps(over ? sender.succeededThrough() : 0, Findings.MAX_PROBLEMS)) {
-            problems.add("receiver: message" + (gap.contains("..") ? "s " : " ") + gap + (over ? " never arrived" : " not there yet"));
-        }
-        long unsaid = fs.unsaid() + fr.unsaid();
-        if (unsaid > 0) {
-            problems.add(unsaid + " more problems, not kept in words");
-        }
-        if (stalled) {
-            problems.add("nothing moved for the stall limit: " + sender.sent() + " sent, " + v.messages() + " received");
-        }
-        return new Verdict(sender.sent(), v.messages(), sender.bytesSent(), v.bytes(), sender.blocksWritten(), v.blocks(), lost,
-                data.duplicated() + credits.duplicated() + fs.duplicated + fr.duplicated,
-                data.reordered() + credits.reordered() + fs.reordered + fr.reordered,
-                fs.checksumErrors + fr.checksumErrors, fs.errors() + fr.errors(), byStatus, fs.refused() + fr.refused(), problems, ending);
+        return halves().verdict(ending());
     }
 
     private Verdict.Ending ending() {

@@ -91,6 +91,11 @@ final class Findings {
         return out;
     }
 
+    /** What it found so far, as a value. */
+    SideFindings view() {
+        return new SideFindings(lost, duplicated, reordered, checksumErrors, errorCount, errors, refused, problems(), unsaid);
+    }
+
     /** Problems counted but not kept in words. */
     long unsaid() {
         return unsaid;

@@ -86,6 +86,11 @@ final class SequenceCheck {
         return missing + Math.max(0, end - next);
     }
 
+    /** Where it stands, with the first {@link Findings#MAX_PROBLEMS} open gaps in words. */
+    SequenceState state() {
+        return new SequenceState(next, missing, duplicated, reordered, describeGaps(0, Findings.MAX_PROBLEMS));
+    }
+
     /** The open gaps below {@code end} as text ("5", "7..9"), at most {@code max} of them. */
     List<String> describeGaps(long end, int max) {
         List<String> out = new ArrayList<>();
@@ -101,7 +106,7 @@ final class SequenceCheck {
         return out;
     }
 
-    private static String range(long from, long to) {
+    static String range(long from, long to) {
         return to - from == 1 ? Long.toString(from) : from + ".." + (to - 1);
     }
 }

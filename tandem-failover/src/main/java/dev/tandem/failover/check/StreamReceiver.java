@@ -20,8 +20,12 @@ import java.lang.foreign.MemorySegment;
  * buffer, and grants the sender more Sends with a credit message (a Send back) after every
  * {@link #creditEvery} receives re-posted. Its receives are posted when it is made, so make it before
  * the sender's first Send can arrive. After a completion in error it posts nothing more.
+ *
+ * <p>{@link CheckedStream} drives it together with its sender in one process; where the sender runs in
+ * another, {@link #on} makes it, {@link #offer} is what the sender needs (e.g. in the private data of the
+ * accept), the caller's thread drives it with {@link #step}, and {@link #half} is its half of the verdict.
  */
-final class StreamReceiver implements AutoCloseable {
+public final class StreamReceiver implements AutoCloseable {
     /** Credit Sends in flight at most. */
     static final int CREDIT_SLOTS = 4;
 
@@ -46,6 +50,19 @@ final class StreamReceiver implements AutoCloseable {
     private long creditsSucceeded;
     private boolean broken;
     private long lastSuccessNanos;
+
+    /**
+     * The receiver of a checked stream of {@code shape} on {@code qp}; its receives are posted now, so make it
+     * before the connection is accepted.
+     *
+     * @throws IllegalArgumentException when the queue pair or its completion queues cannot hold the stream's work
+     */
+    public static StreamReceiver on(QueuePair qp, StreamShape shape) {
+        if (qp == null || shape == null) {
+            throw new IllegalArgumentException("a stream's receiver needs a QP and a shape, got " + qp + ", " + shape);
+        }
+        return new StreamReceiver(qp, shape);
+    }
 
     StreamReceiver(QueuePair qp, StreamShape shape) {
         if (qp.config().srq() != null) {
@@ -82,12 +99,12 @@ final class StreamReceiver implements AutoCloseable {
     }
 
     /** What the sender needs: the shape and the ring. */
-    RingOffer offer() {
+    public RingOffer offer() {
         return new RingOffer(shape, ring == null ? 0 : ring.rkey(), 0);
     }
 
-    /** Reaps completions, checks what arrived, re-posts, and grants credits; whether anything happened. */
-    boolean step() {
+    /** Reaps completions, checks what arrived, re-posts, and grants credits; whether anything happened. Never blocks. */
+    public boolean step() {
         boolean progressed = false;
         int n;
         try {
@@ -201,6 +218,12 @@ final class StreamReceiver implements AutoCloseable {
 
     Findings findings() {
         return findings;
+    }
+
+    /** Its half of the verdict, as it stands now. */
+    public ReceiverHalf half() {
+        return new ReceiverHalf(verifier.messages(), verifier.bytes(), verifier.blocks(), verifier.sequence().state(), creditsSucceeded,
+                creditsIdle(), drained(), broken, findings.view(), lastSuccessNanos);
     }
 
     /** Deregisters the stream's memory (the queue pair stays open: it is the caller's). */

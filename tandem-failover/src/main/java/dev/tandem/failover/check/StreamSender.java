@@ -20,8 +20,12 @@ import java.lang.foreign.MemorySegment;
  * their completions, which must come in posting order. It starts with {@code window} credits and
  * takes more from the credit messages the receiver sends back, so it never has more Sends in flight
  * than the receiver has receives posted. After a completion in error it posts nothing more.
+ *
+ * <p>{@link CheckedStream} drives it together with its receiver in one process; where the receiver runs in
+ * another, {@link #on} makes it from the receiver's {@link RingOffer} (e.g. from the connection's private
+ * data), the caller's thread drives it with {@link #step}, and {@link #half} is its half of the verdict.
  */
-final class StreamSender implements AutoCloseable {
+public final class StreamSender implements AutoCloseable {
     private final QueuePair qp;
     private final StreamShape shape;
     private final RingOffer ring;
@@ -48,6 +52,19 @@ final class StreamSender implements AutoCloseable {
     private long granted;
     private boolean broken;
     private long lastSuccessNanos;
+
+    /**
+     * The sender of a checked stream on {@code qp}, to the receiver that made {@code offer}. Posts its
+     * receives for credits now; nothing is sent before {@link #limit} and {@link #step}.
+     *
+     * @throws IllegalArgumentException when the queue pair or its completion queues cannot hold the stream's work
+     */
+    public static StreamSender on(QueuePair qp, RingOffer offer) {
+        if (qp == null || offer == null) {
+            throw new IllegalArgumentException("a stream's sender needs a QP and the receiver's ring offer, got " + qp + ", " + offer);
+        }
+        return new StreamSender(qp, offer);
+    }
 
     StreamSender(QueuePair qp, RingOffer ring) {
         if (qp.config().srq() != null) {
@@ -83,7 +100,10 @@ final class StreamSender implements AutoCloseable {
     }
 
     /** Sends messages until {@code messages} were sent in all (it never takes back what it sent). */
-    void limit(long messages) {
+    public void limit(long messages) {
+        if (messages < 0) {
+            throw new IllegalArgumentException("messages " + messages + " is negative");
+        }
         limit = Math.max(messages, sent);
     }
 
@@ -91,8 +111,8 @@ final class StreamSender implements AutoCloseable {
         return limit;
     }
 
-    /** Reaps completions, then posts what credits and free slots allow; whether anything happened. */
-    boolean step() {
+    /** Reaps completions, then posts what credits and free slots allow; whether anything happened. Never blocks. */
+    public boolean step() {
         boolean progressed = reap();
         while (!broken && sent < limit && mayPost()) {
             post();
@@ -273,6 +293,12 @@ final class StreamSender implements AutoCloseable {
 
     Findings findings() {
         return findings;
+    }
+
+    /** Its half of the verdict, as it stands now. */
+    public SenderHalf half() {
+        return new SenderHalf(limit, sent, bytesSent, blocksWritten, succeededThrough, idle(), drained(), broken, credits.state(),
+                findings.view(), lastSuccessNanos);
     }
 
     /** Deregisters the stream's memory (the queue pair stays open: it is the caller's). */

@@ -1,6 +1,7 @@
 package dev.tandem.tools.demo;
 
 import dev.tandem.failover.check.Verdict;
+import dev.tandem.tools.lab.LabPreflight;
 import dev.tandem.tools.perf.JsonWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -12,18 +13,22 @@ import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 
 /**
  * {@code tandem demo}: the fail-over demo (see {@link FailoverDemo}), with a verdict table at the end
  * (or one JSON object with {@code --json}). Exit code 0 only with a clean verdict after both
- * fail-overs; otherwise it says what went wrong. {@code tandem demo verbs} is the tour of the verbs.
+ * fail-overs; otherwise it says what went wrong. {@code --lab} runs it across a lab of network namespaces
+ * with nodes a and b as two processes and a pulled cable ({@link LabDemo}; needs root, and says so
+ * otherwise). {@code tandem demo verbs} is the tour of the verbs.
  */
 @Command(name = "demo", sortOptions = false, subcommands = VerbsDemoCommand.class,
         description = {"Fail-over: two nodes in this process, two adapters each on loopback addresses, one connection",
                 "carrying a checked stream of Sends and Writes. A fatal error hits the adapter that carries it; later,",
                 "after that adapter was reset, the other path's link goes down. Every step is narrated; the verdict",
                 "says what was sent, what arrived, and each fail-over's pause. Exit code 0 only with nothing lost,",
-                "duplicated or reordered. `tandem demo verbs` is the tour of the verbs."})
+                "duplicated or reordered. --lab runs it across network namespaces with a pulled cable (root).",
+                "`tandem demo verbs` is the tour of the verbs."})
 public final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -34,11 +39,23 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = {"-n", "--messages"}, paramLabel = "N", description = "messages to stream (default ${DEFAULT-VALUE})")
     long messages = 6000;
 
+    @Option(names = "--lab", description = {"run it across a lab of network namespaces instead (needs root): nodes a and b as two",
+            "processes in two hosts; midway the cable of the adapter carrying the connection is pulled, then plugged in again"})
+    boolean lab;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
     boolean help;
 
+    private final Supplier<LabPreflight> preflight;
+
     /** The demo as picocli makes it. */
     public DemoCommand() {
+        this(LabPreflight::ofThisProcess);
+    }
+
+    /** The demo with {@code preflight} saying whether root and {@code ip} are there for {@code --lab} (tests give their own). */
+    DemoCommand(Supplier<LabPreflight> preflight) {
+        this.preflight = preflight;
     }
 
     @Override
@@ -47,13 +64,21 @@ public final class DemoCommand implements Callable<Integer> {
         if (messages < 30) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--messages " + messages + ": give 30 or more");
         }
+        LabPreflight labPreflight = lab ? preflight.get() : null;
+        if (lab && labPreflight.refusal().isPresent()) {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("tandem demo --lab: " + labPreflight.refusal().get() + "; 'tandem demo' runs without root, in this process");
+            err.flush();
+            return 1;
+        }
         if (!json) {
-            out.println("Tandem fail-over demo: nodes a and b, two software iWARP adapters each, one connection.");
+            out.println(lab ? "Tandem fail-over demo across a lab: nodes a and b as two processes in two network namespaces, two adapters"
+                    + " each, one connection." : "Tandem fail-over demo: nodes a and b, two software iWARP adapters each, one connection.");
             out.println();
         }
         FailoverDemo.Result r;
-        try (FailoverDemo demo = new FailoverDemo(out, json, !json && onTerminal())) {
-            r = demo.run(messages);
+        try {
+            r = lab ? runLab(out, labPreflight) : runInProcess(out);
         } catch (DemoFailure e) {
             if (json) {
                 out.println("{\"clean\": false, \"failure\": " + quote(e.getMessage()) + "}");
@@ -73,6 +98,18 @@ public final class DemoCommand implements Callable<Integer> {
         return r.ok() ? 0 : 1;
     }
 
+    private FailoverDemo.Result runInProcess(PrintWriter out) {
+        try (FailoverDemo demo = new FailoverDemo(out, json, !json && onTerminal())) {
+            return demo.run(messages);
+        }
+    }
+
+    private FailoverDemo.Result runLab(PrintWriter out, LabPreflight labPreflight) {
+        try (LabDemo demo = new LabDemo(out, json, !json && onTerminal(), labPreflight.ipRunner(), LabDemo.ownPrefix())) {
+            return demo.run(messages);
+        }
+    }
+
     /** Whether this process writes to a terminal: then the progress line is rewritten in place. */
     private static boolean onTerminal() {
         Console c = System.console();
@@ -87,7 +124,7 @@ public final class DemoCommand implements Callable<Integer> {
         }
         pauses.append(']');
         return "{" + r.verdict().jsonMembers() + ", \"failovers\": " + r.pausesMs().size() + ", \"expected_failovers\": "
-                + FailoverDemo.FAILOVERS + ", \"pause_ms\": " + pauses + ", \"stream_clean\": " + r.verdict().clean()
+                + r.expectedFailovers() + ", \"pause_ms\": " + pauses + ", \"stream_clean\": " + r.verdict().clean()
                 + (r.failure() != null ? ", \"failure\": " + quote(r.failure()) : "") + ", \"clean\": " + r.ok() + "}";
     }
 
@@ -126,7 +163,7 @@ public final class DemoCommand implements Callable<Integer> {
     static void conclusion(PrintWriter out, FailoverDemo.Result r) {
         if (r.ok()) {
             out.println("verdict: clean: nothing lost, duplicated or reordered, checksums equal, through " + r.pausesMs().size()
-                    + " fail-overs");
+                    + (r.pausesMs().size() == 1 ? " fail-over" : " fail-overs"));
             return;
         }
         Verdict v = r.verdict();
@@ -134,8 +171,8 @@ public final class DemoCommand implements Callable<Integer> {
         if (r.failure() != null) {
             out.println("  what went wrong: " + r.failure());
         }
-        if (r.pausesMs().size() != FailoverDemo.FAILOVERS) {
-            out.println("  fail-overs: " + r.pausesMs().size() + " of the " + FailoverDemo.FAILOVERS + " expected");
+        if (r.pausesMs().size() != r.expectedFailovers()) {
+            out.println("  fail-overs: " + r.pausesMs().size() + " of the " + r.expectedFailovers() + " expected");
         }
         if (!v.errorsByStatus().isEmpty()) {
             out.println("  completions in error: " + v.errorsByStatus());

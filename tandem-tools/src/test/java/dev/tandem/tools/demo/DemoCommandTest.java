@@ -126,7 +126,8 @@ class DemoCommandTest {
         Verdict v = new Verdict(2000, 1990, 4_096_000, 4_075_520, 2000, 1990, 0, 0, 0, 0, 37, Map.of(CompletionStatus.WR_FLUSH_ERR, 37L),
                 1, List.of("receiver: a receive completed WR_FLUSH_ERR (32 times)"), Verdict.Ending.BROKEN);
         return new FailoverDemo.Result(v, List.of(),
-                "waiting for the first fail-over (MIGRATED on node a): the stream broke: the application saw 37 completions in error");
+                "waiting for the first fail-over (MIGRATED on node a): the stream broke: the application saw 37 completions in error",
+                FailoverDemo.FAILOVERS);
     }
 
     @Test
@@ -150,7 +151,7 @@ class DemoCommandTest {
     @Test
     void aCleanStreamWithTooFewFailOversDoesNotPass() {
         Verdict v = new Verdict(600, 600, 1_228_800, 1_228_800, 600, 600, 0, 0, 0, 0, 0, Map.of(), 0, List.of(), Verdict.Ending.COMPLETE);
-        FailoverDemo.Result r = new FailoverDemo.Result(v, List.of(12.5), null);
+        FailoverDemo.Result r = new FailoverDemo.Result(v, List.of(12.5), null, FailoverDemo.FAILOVERS);
         assertThat(v.clean()).isTrue();
         assertThat(r.ok()).isFalse();
         StringWriter s = new StringWriter();
