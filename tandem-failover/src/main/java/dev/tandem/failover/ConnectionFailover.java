@@ -417,8 +417,10 @@ final class ConnectionFailover {
     /**
      * Probes every live path once per heartbeat: an RDMA Read of the peer's proof region; a probe
      * unanswered for {@link FailoverConfig#detection()} is a silent link, and the path fails over.
+     * When the monitor itself ran late ({@code slipped}: this process stalled), an overdue probe gets a
+     * fresh window instead: this side's engines may not have run to take its answer either.
      */
-    void heartbeat(long now) {
+    void heartbeat(long now, boolean slipped) {
         if (!qp.connected()) {
             return;
         }
@@ -428,7 +430,9 @@ final class ConnectionFailover {
                 continue;
             }
             long sent = qp.heartbeatSent[k];
-            if (sent != 0 && now - sent > limit) {
+            if (sent != 0 && now - sent > limit && slipped) {
+                qp.heartbeatSent[k] = now; // the monitor itself was late: the probe gets a fresh window
+            } else if (sent != 0 && now - sent > limit) {
                 qp.sendCq.adapterEvent(); // an answer that waits unread in the adapter's CQ is an answer
                 if (qp.heartbeatSent[k] != 0) {
                     qp.device.tell(new FailoverEvent.PathDown(now, k, "silent link: no heartbeat answered on adapter " + k

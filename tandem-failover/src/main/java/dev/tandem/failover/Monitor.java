@@ -153,10 +153,14 @@ final class Monitor {
                 runQuietly(() -> qp.moves().migrationTimedOut(now, MIGRATION_LIMIT));
             }
         }
-        if (now - lastHeartbeat >= device.config().heartbeat().toNanos()) {
+        long beat = device.config().heartbeat().toNanos();
+        if (now - lastHeartbeat >= beat) {
+            // this thread ran late (the process stalled: a pause, a starved CPU): probes in flight meanwhile say
+            // nothing about their paths, since this side's own engines may not have run to take their answers
+            boolean slipped = now - lastHeartbeat > 2 * beat;
             lastHeartbeat = now;
             for (FailoverQueuePair qp : connections) {
-                runQuietly(() -> qp.moves().heartbeat(now));
+                runQuietly(() -> qp.moves().heartbeat(now, slipped));
             }
         }
         long proofAfter = device.config().proofAfter().toNanos();
