@@ -447,7 +447,7 @@ final class ConnectionFailover {
                 qp.lock.lock();
                 try {
                     qp.under[k].postSend(new WorkRequest.RdmaRead(FailoverQueuePair.HEARTBEAT | k,
-                            new Sge(qp.pd.proofRegion(), FailoverProtectionDomain.PROOF_SINK, 8), FailoverProtectionDomain.PROOF_SOURCE,
+                            qp.proofSink, FailoverProtectionDomain.PROOF_SOURCE,
                             qp.peer.proofStag(), WrFlags.SIGNALED));
                     qp.heartbeatSent[k] = now;
                 } catch (RuntimeException e) {

@@ -1,8 +1,11 @@
 package dev.tandem.failover;
 
+import dev.tandem.verbs.Sge;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.List;
 
 /**
  * The fail-over header: 32 bytes in front of every Send's payload (an extra gather element at the
@@ -37,6 +40,25 @@ import java.nio.ByteOrder;
  * {@link #FLAG_PRESENT} shows a message landed there.
  */
 final class FailoverHeader {
+    /**
+     * The header's element in front of the application's {@code payload}, as the immutable list a work
+     * request keeps as it is (no copy): the one- and two-element cases allocate no array.
+     */
+    static List<Sge> inFront(Sge header, List<Sge> payload) {
+        return switch (payload.size()) {
+            case 0 -> List.of(header);
+            case 1 -> List.of(header, payload.get(0));
+            default -> {
+                Sge[] all = new Sge[payload.size() + 1];
+                all[0] = header;
+                for (int i = 1; i < all.length; i++) {
+                    all[i] = payload.get(i - 1);
+                }
+                yield List.of(all);
+            }
+        };
+    }
+
     /** Bytes of a header. */
     static final int LENGTH = 32;
     static final byte VERSION = 1;

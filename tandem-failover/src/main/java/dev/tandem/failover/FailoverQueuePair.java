@@ -91,6 +91,12 @@ final class FailoverQueuePair implements QueuePair {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment sendHeaderSegment;
     private final FailoverMemoryRegion sendHeaders;
+    /** "receive queue of QP n", for the queue-full message (made once: a post builds no string). */
+    private final String receiveQueueName;
+    /** Each send slot's header gather element, made once. */
+    private final Sge[] headerSge;
+    /** Where proofs and heartbeats land (8 bytes of the session's proof region), as a work request keeps it. */
+    final List<Sge> proofSink;
     final ReceiveLog receiveLog;
     final SendLog sendLog;
     final ReentrantLock lock = new ReentrantLock();
@@ -199,6 +205,12 @@ final class FailoverQueuePair implements QueuePair {
             throw e;
         }
         this.sendHeaders = sh;
+        this.receiveQueueName = "receive queue of QP " + qpNumber;
+        this.headerSge = new Sge[config.sendDepth()];
+        for (int i = 0; i < headerSge.length; i++) {
+            headerSge[i] = new Sge(sh, (long) i * FailoverHeader.LENGTH, FailoverHeader.LENGTH);
+        }
+        this.proofSink = List.of(new Sge(pd.proofRegion(), FailoverProtectionDomain.PROOF_SINK, 8));
         this.receiveLog = rl;
         this.mailbox = mb;
     }
@@ -382,10 +394,7 @@ final class FailoverQueuePair implements QueuePair {
         int flags = WrFlags.has(send.flags(), WrFlags.SOLICITED) ? FailoverHeader.FLAG_SOLICITED : 0;
         FailoverHeader.write(sendHeaderSegment, at, type, flags, messageId, receivedMessageId, (int) connectionId,
                 (int) send.length(), invalidate, device.keys().incarnation());
-        List<Sge> sgl = new ArrayList<>(send.sgl().size() + 1);
-        sgl.add(new Sge(sendHeaders, at, FailoverHeader.LENGTH));
-        sgl.addAll(send.sgl());
-        return sgl;
+        return FailoverHeader.inFront(headerSge[slot], send.sgl());
     }
 
     /** Waits (bounded) for the path Sends take: the peer's later paths or a fail-over may still be setting it up. Lock held. */
@@ -426,8 +435,7 @@ final class FailoverQueuePair implements QueuePair {
             }
             long covers = sendLog.next() - 1;
             try {
-                under[sendPath].postSend(new WorkRequest.RdmaRead(PROOF | covers,
-                        new Sge(pd.proofRegion(), FailoverProtectionDomain.PROOF_SINK, 8), FailoverProtectionDomain.PROOF_SOURCE,
+                under[sendPath].postSend(new WorkRequest.RdmaRead(PROOF | covers, proofSink, FailoverProtectionDomain.PROOF_SOURCE,
                         peer.proofStag(), WrFlags.SIGNALED));
             } catch (RuntimeException e) {
                 return; // the adapter's queue is full or the path failed: a completion or the monitor tries again
@@ -494,7 +502,7 @@ final class FailoverQueuePair implements QueuePair {
             awaitSteady();
             ended = state == QpState.ERROR;
             if (!ended) {
-                postReceiveClaimed(receiveLog.claim(request, "receive queue of QP " + qpNumber));
+                postReceiveClaimed(receiveLog.claim(request, receiveQueueName));
             }
         } finally {
             lock.unlock();

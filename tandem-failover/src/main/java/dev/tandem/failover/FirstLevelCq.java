@@ -15,8 +15,8 @@ import dev.tandem.verbs.ResourceInUseException;
 import dev.tandem.verbs.WorkCompletion;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
@@ -63,8 +63,8 @@ final class FirstLevelCq implements CompletionQueue {
     private volatile boolean closed;
     /** QPs that use it, as send or receive CQ (a use each). */
     private final AtomicInteger uses = new AtomicInteger();
-    /** QPs whose send CQ it is: an empty poll proves what they sent. */
-    private final List<FailoverQueuePair> senders = new CopyOnWriteArrayList<>();
+    /** QPs whose send CQ it is (an empty poll proves what they sent): replaced whole on attach and detach, read without allocating. */
+    private volatile FailoverQueuePair[] senders = new FailoverQueuePair[0];
 
     /** The deepest CQ the application may have on adapters whose CQs hold {@code adapterMax}. */
     static int appDepth(int adapterMax) {
@@ -151,7 +151,11 @@ final class FirstLevelCq implements CompletionQueue {
         }
         uses.incrementAndGet();
         if (asSendCq) {
-            senders.add(qp);
+            synchronized (this) {
+                FailoverQueuePair[] s = java.util.Arrays.copyOf(senders, senders.length + 1);
+                s[s.length - 1] = qp;
+                senders = s;
+            }
         }
         return true;
     }
@@ -159,7 +163,11 @@ final class FirstLevelCq implements CompletionQueue {
     void detach(FailoverQueuePair qp, boolean asSendCq) {
         uses.decrementAndGet();
         if (asSendCq) {
-            senders.remove(qp);
+            synchronized (this) {
+                List<FailoverQueuePair> s = new ArrayList<>(List.of(senders));
+                s.remove(qp);
+                senders = s.toArray(new FailoverQueuePair[0]);
+            }
         }
     }
 

@@ -21,6 +21,11 @@ final class ReceiveLog implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment segment;
     private final FailoverMemoryRegion headers;
+    /** Each slot's header scatter element, made once. */
+    private final Sge[] headerSge;
+    /** Per slot, the application's receive last posted there and the adapter's receive made for it (reused when posted again). */
+    private final ReceiveRequest[] lastApplication;
+    private final ReceiveRequest[] lastWire;
     private final ReceiveRequest[] posted;
     private final int[] free;
     private int freeCount;
@@ -37,7 +42,13 @@ final class ReceiveLog implements AutoCloseable {
             throw e;
         }
         this.headers = h;
+        this.headerSge = new Sge[slots];
+        for (int i = 0; i < slots; i++) {
+            headerSge[i] = new Sge(h, offset(i), FailoverHeader.LENGTH);
+        }
         this.posted = new ReceiveRequest[slots];
+        this.lastApplication = new ReceiveRequest[slots];
+        this.lastWire = new ReceiveRequest[slots];
         this.free = new int[slots];
         for (int i = 0; i < slots; i++) {
             free[i] = slots - 1 - i;
@@ -64,10 +75,11 @@ final class ReceiveLog implements AutoCloseable {
     synchronized ReceiveRequest onAdapter(int slot) {
         ReceiveRequest request = posted[slot];
         FailoverHeader.clear(segment, offset(slot));
-        List<Sge> sgl = new ArrayList<>(request.sgl().size() + 1);
-        sgl.add(new Sge(headers, offset(slot), FailoverHeader.LENGTH));
-        sgl.addAll(request.sgl());
-        return new ReceiveRequest(slot, sgl);
+        if (lastApplication[slot] != request) { // an application re-posting the same receive object allocates nothing here
+            lastWire[slot] = new ReceiveRequest(slot, FailoverHeader.inFront(headerSge[slot], request.sgl()));
+            lastApplication[slot] = request;
+        }
+        return lastWire[slot];
     }
 
     /** The slots in use, oldest first. */
