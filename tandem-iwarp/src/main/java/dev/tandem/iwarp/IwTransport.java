@@ -136,7 +136,8 @@ final class IwTransport implements Transport {
                 qp.fail(Failure.lost(AsyncEventType.QP_FATAL, "adapter " + device.name() + " failed: " + cause));
             }
         }
-        wake();
+        // the aborted sockets reset their peers only once deregistered: now, not at the engine's next selection
+        agent.deregisterClosed();
     }
 
     /** Starts a new engine thread if the one serving the adapter died. */
@@ -205,7 +206,8 @@ final class IwTransport implements Transport {
                 releaseProgress();
             }
         }
-        wake();
+        // the aborted sockets reset their peers only once deregistered: now, not at the engine's next selection
+        agent.deregisterClosed();
         return n;
     }
 

@@ -1,0 +1,93 @@
+package dev.tandem.iwarp;
+
+import dev.tandem.provider.IdleStrategyKind;
+import dev.tandem.provider.ThreadingMode;
+import dev.tandem.verbs.AsyncEvent;
+import dev.tandem.verbs.AsyncEventType;
+import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.PortState;
+import dev.tandem.verbs.QpFailure;
+import dev.tandem.verbs.QpState;
+import dev.tandem.verbs.ReceiveRequest;
+import dev.tandem.verbs.Sge;
+import dev.tandem.verbs.WorkCompletion;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.function.UnaryOperator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A failed adapter resets its connections at the fatal error, not when it is later closed or reset: the
+ * peer's QP fails as a lost transport (TRANSPORT, QP_FATAL, its work flushed) while the failed adapter
+ * stays open and un-reset. The RST must not wait for the engine's selector to deregister the socket
+ * (java.nio closes a registered non-blocking channel with SO_LINGER 0 only then, and sends nothing before),
+ * so the failed adapter's engine spins here (BUSY_SPIN): it never selects, on a dedicated or the shared thread.
+ */
+@Timeout(60)
+class FatalErrorResetTest {
+    private static final int RECEIVES = 3;
+
+    @RepeatedTest(3)
+    void aSpinningEngineResetsTheConnectionAtTheFatalError() throws Exception {
+        fatalErrorResetsThePeer(c -> c.withIdle(IdleStrategyKind.BUSY_SPIN));
+    }
+
+    @Test
+    void theSharedEngineResetsTheConnectionAtTheFatalError() throws Exception {
+        fatalErrorResetsThePeer(c -> c.withThreading(ThreadingMode.SHARED).withIdle(IdleStrategyKind.BUSY_SPIN));
+    }
+
+    @Test
+    void anInjectedResetOfASpinningEngineReachesThePeerAtOnce() throws Exception {
+        try (IwarpDevice a = IwarpDevice.open(IwarpConfig.of("127.0.1.1").withIdle(IdleStrategyKind.BUSY_SPIN));
+             IwarpDevice b = IwarpDevice.open(IwarpConfig.of("127.0.1.2"));
+             LoopbackPair p = new LoopbackPair(a, b, 4096, false)) {
+            postReceives(p);
+            assertThat(a.resetConnections()).isEqualTo(1);
+
+            assertPeerReset(p);
+        }
+    }
+
+    /**
+     * Fails adapter A (configured by {@code tweakA}) and checks that B's QP fails as a reset connection
+     * while A is still open and failed.
+     */
+    private static void fatalErrorResetsThePeer(UnaryOperator<IwarpConfig> tweakA) throws Exception {
+        try (IwarpDevice a = IwarpDevice.open(tweakA.apply(IwarpConfig.of("127.0.1.1")));
+             IwarpDevice b = IwarpDevice.open(IwarpConfig.of("127.0.1.2"));
+             LoopbackPair p = new LoopbackPair(a, b, 4096, false)) {
+            postReceives(p);
+            a.injectFatalError("test: PCI error");
+
+            assertPeerReset(p);
+            assertThat(a.isClosed()).as("adapter A stays open").isFalse();
+            assertThat(a.portState()).as("adapter A is not reset").isEqualTo(PortState.FATAL);
+        }
+    }
+
+    private static void postReceives(LoopbackPair p) {
+        for (int i = 0; i < RECEIVES; i++) {
+            p.qpB.postReceive(new ReceiveRequest(20 + i, new Sge(p.mrB, 0, 64)));
+        }
+    }
+
+    /** B's QP fails as a lost transport (QP_FATAL event, TRANSPORT failure) and its receives are flushed. */
+    private static void assertPeerReset(LoopbackPair p) {
+        LoopbackPair.awaitState(p.qpB, QpState.ERROR, "QP B, the peer of the failed adapter, before A is closed or reset");
+        QpFailure f = p.qpB.failure().orElseThrow(() -> new AssertionError("QP B in ERROR tells no failure"));
+        assertThat(f.kind()).as("QP B's failure " + f).isEqualTo(QpFailure.Kind.TRANSPORT);
+        assertThat(f.detail()).as("QP B's failure detail").startsWith("connection lost: ").containsIgnoringCase("reset");
+        AsyncEvent e = LoopbackPair.awaitFailureEvent(p.b, "B's event for the reset connection");
+        assertThat(e.type()).isEqualTo(AsyncEventType.QP_FATAL);
+        assertThat(e.resource()).isSameAs(p.qpB);
+        for (int i = 0; i < RECEIVES; i++) {
+            WorkCompletion wc = LoopbackPair.awaitOne(p.cqB);
+            assertThat(wc.wrId()).isEqualTo(20 + i);
+            assertThat(wc.status()).isEqualTo(CompletionStatus.WR_FLUSH_ERR);
+        }
+    }
+}
