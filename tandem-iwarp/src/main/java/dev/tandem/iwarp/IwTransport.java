@@ -126,7 +126,11 @@ final class IwTransport implements Transport {
     @Override
     public void adapterFailed(String cause, List<LiveResource> live) {
         for (LiveResource r : live) {
-            if (r.resource() instanceof IwQueuePair qp) {
+            if (r.resource() instanceof IwListener l) {
+                // a failed adapter takes no connection: its listeners stop and reset their handshakes
+                l.adapterFailed();
+            } else if (r.resource() instanceof IwQueuePair qp) {
+                qp.resetConnect();
                 // a failed adapter does not close its connections in order: its peers see them reset
                 // (through a downed link nothing goes out: the close waits for the link, as any close does)
                 Connection c = qp.connection();

@@ -84,6 +84,23 @@ final class Link {
         closeQuietly(ch);
     }
 
+    /**
+     * Resets {@code ch} as a failed adapter does: aborts it now (the peer sees RST), or, while the link is
+     * down, parks its close until the link is up as {@link #close} does (a downed link tells the peer nothing).
+     */
+    void reset(NetworkChannel ch) {
+        if (ch == null) {
+            return;
+        }
+        synchronized (lock) {
+            if (down && !released) {
+                parked.add(ch);
+                return;
+            }
+        }
+        abort(ch);
+    }
+
     /** Aborts every socket whose close is parked (a reset from the network); how many there were. */
     int abortParked() {
         List<NetworkChannel> aborting;

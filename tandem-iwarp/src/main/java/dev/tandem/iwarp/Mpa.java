@@ -63,11 +63,12 @@ final class Mpa {
             ras.cm.record(TraceLevel.RARE, AdapterRas.CONNECT, qp.qpNumber(), remote.getPort(), 0, 0, remote.getAddress().getHostAddress());
         }
         Link link = device.link();
-        try {
+        try (Selector selector = Selector.open()) {
             if (!awaitLink(link, deadline)) {
                 throw timedOut(device, remote, timeout, "TCP connect", null);
             }
             ch = SocketChannel.open();
+            qp.connectingOn(ch, selector);
             ch.bind(new InetSocketAddress(device.config().localAddress(), 0));
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             try {
@@ -80,7 +81,7 @@ final class Mpa {
             NodeKeyExchange keys = device.nodeKeys();
             MpaFrame request = new MpaFrame(false, false, device.config().crc(), false, true, 2,
                     EnhancedParameters.of(ird, ord).prepend(keys == null ? privateData : keys.own().prepend(privateData)));
-            MpaFrame reply = exchange(ch, request, deadline, link);
+            MpaFrame reply = exchange(ch, selector, request, deadline, link);
             if (reply == null) {
                 throw timedOut(device, remote, timeout, "MPA Reply", null);
             }
@@ -106,8 +107,11 @@ final class Mpa {
         } catch (MpaException e) {
             throw new ConnectionException(e.getMessage(), e);
         } catch (IOException e) {
+            // a fatal error resets a connect in progress: say so rather than what the reset socket said
+            device.checkOpen();
             throw new ConnectionException("connecting to " + remote + " failed: " + e.getMessage(), e);
         } finally {
+            qp.connectingOn(null, null);
             link.close(ch);
         }
     }
@@ -164,33 +168,31 @@ final class Mpa {
      * that; while the link is down it waits for the link instead. Returns null when the deadline passed
      * first; the channel stays non-blocking, as the engine uses it.
      */
-    private static MpaFrame exchange(SocketChannel ch, MpaFrame request, long deadline, Link link) throws IOException {
+    private static MpaFrame exchange(SocketChannel ch, Selector selector, MpaFrame request, long deadline, Link link) throws IOException {
         ch.configureBlocking(false);
         ByteBuffer out = ByteBuffer.wrap(request.encode());
         MpaFrameReader reader = new MpaFrameReader(true);
-        try (Selector selector = Selector.open()) {
-            SelectionKey key = ch.register(selector, 0);
-            while (true) {
-                if (link.isDown() && !awaitLink(link, deadline)) {
-                    return null;
-                }
-                if (out.hasRemaining()) {
-                    ch.write(out);
-                }
-                if (!out.hasRemaining()) {
-                    MpaFrame reply = reader.read(ch);
-                    if (reply != null) {
-                        return reply;
-                    }
-                }
-                long left = millisLeft(deadline);
-                if (left <= 0) {
-                    return null;
-                }
-                key.interestOps(out.hasRemaining() ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
-                selector.select(left);
-                selector.selectedKeys().clear();
+        SelectionKey key = ch.register(selector, 0);
+        while (true) {
+            if (link.isDown() && !awaitLink(link, deadline)) {
+                return null;
             }
+            if (out.hasRemaining()) {
+                ch.write(out);
+            }
+            if (!out.hasRemaining()) {
+                MpaFrame reply = reader.read(ch);
+                if (reply != null) {
+                    return reply;
+                }
+            }
+            long left = millisLeft(deadline);
+            if (left <= 0) {
+                return null;
+            }
+            key.interestOps(out.hasRemaining() ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+            selector.select(left);
+            selector.selectedKeys().clear();
         }
     }
 

@@ -4,10 +4,19 @@ import dev.tandem.provider.IdleStrategyKind;
 import dev.tandem.provider.ThreadingMode;
 import dev.tandem.verbs.AsyncEvent;
 import dev.tandem.verbs.AsyncEventType;
+import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.ConnectionException;
+import dev.tandem.verbs.ConnectionRequest;
+import dev.tandem.verbs.ConnectionTimeoutException;
+import dev.tandem.verbs.DeviceUnavailableException;
+import dev.tandem.verbs.Listener;
 import dev.tandem.verbs.PortState;
 import dev.tandem.verbs.QpFailure;
+import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QpState;
+import dev.tandem.verbs.QueuePair;
+import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.ReceiveRequest;
 import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkCompletion;
@@ -15,9 +24,18 @@ import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A failed adapter resets its connections at the fatal error, not when it is later closed or reset: the
@@ -25,6 +43,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * stays open and un-reset. The RST must not wait for the engine's selector to deregister the socket
  * (java.nio closes a registered non-blocking channel with SO_LINGER 0 only then, and sends nothing before),
  * so the failed adapter's engine spins here (BUSY_SPIN): it never selects, on a dedicated or the shared thread.
+ * A failed adapter's listener and connects in progress end at the fatal error too: handshakes reset, new
+ * connects refused, a connect waiting for its MPA Reply failed with the adapter's failure.
  */
 @Timeout(60)
 class FatalErrorResetTest {
@@ -49,6 +69,76 @@ class FatalErrorResetTest {
             assertThat(a.resetConnections()).isEqualTo(1);
 
             assertPeerReset(p);
+        }
+    }
+
+    @Test
+    void aFailedAdaptersListenerResetsItsHandshakesRefusesConnectsAndSaysWhy() throws Exception {
+        try (IwarpDevice a = IwarpDevice.open(IwarpConfig.of("127.0.1.1"));
+             IwarpDevice b = IwarpDevice.open(IwarpConfig.of("127.0.1.2"));
+             Listener l = a.listen(new InetSocketAddress("127.0.1.1", 0), 4);
+             SocketChannel half = SocketChannel.open()) {
+            // a TCP connection whose MPA Request never comes: a handshake pending on A's listener
+            half.bind(new InetSocketAddress("127.0.1.2", 0));
+            half.connect(l.localAddress());
+            awaitTrue("a handshake pending on " + a.name(), () -> a.ras().handshakesPending.get() == 1);
+
+            a.injectFatalError("test: PCI error");
+
+            half.socket().setSoTimeout((int) LoopbackPair.WAIT.toMillis());
+            assertThatThrownBy(() -> half.socket().getInputStream().read())
+                    .as("the pending handshake is reset at the fatal error, not left to time out")
+                    .isInstanceOf(SocketException.class).hasMessageContaining("reset");
+            assertThatThrownBy(() -> l.accept(LoopbackPair.WAIT)).isInstanceOf(DeviceUnavailableException.class)
+                    .hasMessageContaining("adapter " + a.name() + " failed (injected: test: PCI error)");
+            ProtectionDomain pd = b.allocateProtectionDomain();
+            CompletionQueue cq = b.createCompletionQueue(4);
+            QueuePair qp = pd.createQueuePair(QueuePairConfig.of(cq));
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> qp.connect(l.localAddress(), new byte[0], Duration.ofSeconds(30)))
+                    .as("a connect to the failed adapter's listener is refused").isInstanceOf(ConnectionException.class)
+                    .isNotInstanceOf(ConnectionTimeoutException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("time to the refusal").isLessThan(LoopbackPair.WAIT);
+            qp.close();
+            cq.close();
+            pd.close();
+        }
+    }
+
+    @Test
+    void aConnectInProgressOnAFailedAdapterFailsAtOnceWithTheCause() throws Exception {
+        try (IwarpDevice a = IwarpDevice.open(IwarpConfig.of("127.0.1.1"));
+             IwarpDevice b = IwarpDevice.open(IwarpConfig.of("127.0.1.2"));
+             Listener l = b.listen(new InetSocketAddress("127.0.1.2", 0), 4)) {
+            ProtectionDomain pd = a.allocateProtectionDomain();
+            CompletionQueue cq = a.createCompletionQueue(4);
+            QueuePair qp = pd.createQueuePair(QueuePairConfig.of(cq));
+            CompletableFuture<byte[]> connect = CompletableFuture.supplyAsync(
+                    () -> qp.connect(l.localAddress(), new byte[0], Duration.ofSeconds(30)));
+            // B holds the request unanswered: A waits for its MPA Reply
+            ConnectionRequest request = l.accept(LoopbackPair.WAIT);
+
+            a.injectFatalError("test: PCI error");
+
+            assertThatThrownBy(() -> connect.get(LoopbackPair.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+                    .as("the connect in progress fails at the fatal error, not at its timeout")
+                    .isInstanceOf(ExecutionException.class).cause().isInstanceOf(DeviceUnavailableException.class)
+                    .hasMessageContaining("adapter " + a.name() + " failed (injected: test: PCI error)");
+            assertThat(qp.state()).isEqualTo(QpState.ERROR);
+            request.reject(new byte[0]);
+            qp.close();
+            cq.close();
+            pd.close();
+        }
+    }
+
+    private static void awaitTrue(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + LoopbackPair.WAIT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError(what + ": not within " + LoopbackPair.WAIT);
+            }
+            Thread.onSpinWait();
         }
     }
 
