@@ -184,4 +184,27 @@ class NodeKeyTableTest {
                 .containsExactly(unused, shared);
         assertThat(table.heldIndices()).isZero();
     }
+
+    @Test
+    void againAnswersARegistrationWithAStagTheNodeHoldsAndOnlyThat() {
+        NodeKeyTable table = new NodeKeyTable("n1", new Random(8));
+        int stag = table.sameStag(() -> table.next(i -> false));
+        List<Integer> seen = new ArrayList<>();
+
+        table.again(stag, () -> seen.add(table.next(i -> false)));   // an adapter back from a reset registers again
+
+        assertThat(seen).containsExactly(stag);
+        int fresh = table.next(i -> false);
+        assertThat(fresh >>> 8).as("outside again, a fresh index").isNotEqualTo(stag >>> 8);
+        table.release(stag);
+        assertThat(table.heldIndices()).as("the index is held while a registration under it lives").isEqualTo(2);
+        table.release(stag);
+        table.release(fresh);
+        assertThat(table.heldIndices()).isZero();
+        assertThatThrownBy(() -> table.again(stag, () -> { })).isInstanceOf(IllegalStateException.class)
+                .hasMessage("STag " + dev.tandem.verbs.STag.format(stag) + " is not held on node n1");
+        int other = table.sameStag(() -> table.next(i -> false));
+        assertThatThrownBy(() -> table.sameStag(() -> table.again(other, () -> { }))).isInstanceOf(IllegalStateException.class)
+                .hasMessage("again: another STag is pinned on this thread");
+    }
 }
