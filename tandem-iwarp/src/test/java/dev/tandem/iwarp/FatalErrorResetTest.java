@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.net.InetSocketAddress;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -102,6 +103,27 @@ class FatalErrorResetTest {
             qp.close();
             cq.close();
             pd.close();
+        }
+    }
+
+    @Test
+    void aFailedAdapterWhoseLinkIsDownEndsItsHandshakesOnlyOnceTheLinkIsUp() throws Exception {
+        try (IwarpDevice a = IwarpDevice.open(IwarpConfig.of("127.0.1.1"));
+             Listener l = a.listen(new InetSocketAddress("127.0.1.1", 0), 4);
+             SocketChannel half = SocketChannel.open()) {
+            half.bind(new InetSocketAddress("127.0.1.2", 0));
+            half.connect(l.localAddress());
+            awaitTrue("a handshake pending on " + a.name(), () -> a.ras().handshakesPending.get() == 1);
+            a.linkDown();
+
+            a.injectFatalError("test: PCI error");
+
+            half.socket().setSoTimeout(300);
+            assertThatThrownBy(() -> half.socket().getInputStream().read()).as("a downed link tells the initiator nothing")
+                    .isInstanceOf(SocketTimeoutException.class);
+            a.linkUp();
+            half.socket().setSoTimeout((int) LoopbackPair.WAIT.toMillis());
+            assertThat(half.socket().getInputStream().read()).as("the close held back by the link, once it is up").isEqualTo(-1);
         }
     }
 

@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * rdma_cm gives them for iWARP (the error event first, then DISCONNECTED for every end of a connection,
  * none for a QP being closed, then LAST_WQE_REACHED for a QP on a shared receive queue), the adapter's error
  * log (failures with an error event; not the consumer's own ending, not an orderly close by the peer),
- * and the QP trace.
+ * the QP trace, and the resource registry's line for the QP.
  */
 @Timeout(60)
 class QpFailureSignalsTest {
@@ -148,6 +148,20 @@ class QpFailureSignalsTest {
                         });
             } finally {
                 qp.setLevel(level);
+            }
+        }
+    }
+
+    @Test
+    void theResourceRegistryShowsTheQpInErrorAndWhy() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(c -> c, 4096)) {
+            p.qpA.modify(QpState.ERROR);
+
+            try (RasReader reader = RasReader.open(ProcessRas.current().path())) {
+                assertThat(reader.resources()).as("what tandem stat lists of the failed QP")
+                        .filteredOn(r -> r.name().contains(p.a.name()) && r.detail().startsWith("ERROR: "))
+                        .extracting(dev.tandem.ras.ResourceEntry::detail)
+                        .containsExactly("ERROR: consumer moved QP " + p.qpA.qpNumber() + " to ERROR");
             }
         }
     }
