@@ -140,6 +140,8 @@ final class IwTransport implements Transport {
                 qp.fail(Failure.lost(AsyncEventType.QP_FATAL, "adapter " + device.name() + " failed: " + cause));
             }
         }
+        // connects waiting for a downed link give up now
+        device.link().wakeWaiters();
         // the aborted sockets reset their peers only once deregistered: now, not at the engine's next selection
         agent.deregisterClosed();
     }

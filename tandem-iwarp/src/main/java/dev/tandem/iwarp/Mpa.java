@@ -64,7 +64,9 @@ final class Mpa {
         }
         Link link = device.link();
         try (Selector selector = Selector.open()) {
-            if (!awaitLink(link, deadline)) {
+            if (!awaitLink(device, deadline)) {
+                // the adapter failed or closed while the connect waited for its link: say so
+                device.checkOpen();
                 throw timedOut(device, remote, timeout, "TCP connect", null);
             }
             ch = SocketChannel.open();
@@ -81,8 +83,9 @@ final class Mpa {
             NodeKeyExchange keys = device.nodeKeys();
             MpaFrame request = new MpaFrame(false, false, device.config().crc(), false, true, 2,
                     EnhancedParameters.of(ird, ord).prepend(keys == null ? privateData : keys.own().prepend(privateData)));
-            MpaFrame reply = exchange(ch, selector, request, deadline, link);
+            MpaFrame reply = exchange(ch, selector, request, deadline, device);
             if (reply == null) {
+                device.checkOpen();
                 throw timedOut(device, remote, timeout, "MPA Reply", null);
             }
             if (reply.reject()) {
@@ -116,10 +119,10 @@ final class Mpa {
         }
     }
 
-    /** Waits until the link is up or the deadline passed; true when it is up. */
-    private static boolean awaitLink(Link link, long deadline) {
+    /** Waits until the adapter's link is up, the deadline passed, or the adapter failed or closed; true when it is up. */
+    private static boolean awaitLink(IwarpDevice device, long deadline) {
         try {
-            return link.awaitUp(deadline);
+            return device.link().awaitUp(deadline, () -> device.isClosed() || device.fatalCause().isPresent());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
@@ -166,15 +169,18 @@ final class Mpa {
      * Sends {@code request} and reads the whole Reply on {@code ch}, made non-blocking, waiting on a selector
      * of its own until {@code deadline}: a peer that trickles its Reply holds the caller no longer than
      * that; while the link is down it waits for the link instead. Returns null when the deadline passed
-     * first; the channel stays non-blocking, as the engine uses it.
+     * first, or the adapter failed or closed while it waited for the link; the channel stays non-blocking,
+     * as the engine uses it.
      */
-    private static MpaFrame exchange(SocketChannel ch, Selector selector, MpaFrame request, long deadline, Link link) throws IOException {
+    private static MpaFrame exchange(SocketChannel ch, Selector selector, MpaFrame request, long deadline, IwarpDevice device)
+            throws IOException {
+        Link link = device.link();
         ch.configureBlocking(false);
         ByteBuffer out = ByteBuffer.wrap(request.encode());
         MpaFrameReader reader = new MpaFrameReader(true);
         SelectionKey key = ch.register(selector, 0);
         while (true) {
-            if (link.isDown() && !awaitLink(link, deadline)) {
+            if (link.isDown() && !awaitLink(device, deadline)) {
                 return null;
             }
             if (out.hasRemaining()) {

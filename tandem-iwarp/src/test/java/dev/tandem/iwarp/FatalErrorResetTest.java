@@ -154,6 +154,78 @@ class FatalErrorResetTest {
         }
     }
 
+    @Test
+    void aConnectWaitingForADownedLinkFailsAtOnceWhenItsAdapterFails() throws Exception {
+        try (IwarpDevice a = IwarpDevice.open(IwarpConfig.of("127.0.1.1"));
+             IwarpDevice b = IwarpDevice.open(IwarpConfig.of("127.0.1.2"));
+             Listener l = b.listen(new InetSocketAddress("127.0.1.2", 0), 4)) {
+            ProtectionDomain pd = a.allocateProtectionDomain();
+            CompletionQueue cq = a.createCompletionQueue(4);
+            QueuePair qp = pd.createQueuePair(QueuePairConfig.of(cq));
+            a.linkDown();
+            Connector connector = Connector.start(qp, l);
+            try {
+                connector.awaitWaiting();
+
+                a.injectFatalError("test: PCI error");
+
+                assertThat(connector.outcome()).as("the connect waiting for the link fails at the fatal error, not at its timeout")
+                        .isInstanceOf(DeviceUnavailableException.class)
+                        .hasMessageContaining("adapter " + a.name() + " failed (injected: test: PCI error)");
+            } finally {
+                connector.stop();
+            }
+            qp.close();
+            cq.close();
+            pd.close();
+        }
+    }
+
+    /** A named thread connecting {@code qp} to a listener with a 30 s timeout; its owner, the test, ends it. */
+    static final class Connector {
+        private final Thread thread;
+        private final CompletableFuture<byte[]> result = new CompletableFuture<>();
+
+        private Connector(QueuePair qp, Listener l) {
+            this.thread = Thread.ofPlatform().daemon().name("test-connect-qp-" + qp.qpNumber()).unstarted(() -> {
+                try {
+                    result.complete(qp.connect(l.localAddress(), new byte[0], Duration.ofSeconds(30)));
+                } catch (RuntimeException e) {
+                    result.completeExceptionally(e);
+                }
+            });
+        }
+
+        static Connector start(QueuePair qp, Listener l) {
+            Connector c = new Connector(qp, l);
+            c.thread.start();
+            return c;
+        }
+
+        /** Waits (bounded) until the connect waits for the link. */
+        void awaitWaiting() {
+            awaitTrue(thread.getName() + " waiting for the link", () -> thread.getState() == Thread.State.TIMED_WAITING);
+        }
+
+        /** What the connect threw, within {@link LoopbackPair#WAIT} (long before its own timeout). */
+        Throwable outcome() throws InterruptedException {
+            try {
+                result.get(LoopbackPair.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                return e.getCause();
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new AssertionError(thread.getName() + " still connecting after " + LoopbackPair.WAIT, e);
+            }
+            throw new AssertionError(thread.getName() + " connected");
+        }
+
+        /** Waits for the thread to end (its connect ends by its 30 s timeout at the latest) and checks it did. */
+        void stop() throws InterruptedException {
+            thread.join(TimeUnit.SECONDS.toMillis(35));
+            assertThat(thread.isAlive()).as(thread.getName() + " ended").isFalse();
+        }
+    }
+
     private static void awaitTrue(String what, BooleanSupplier condition) {
         long deadline = System.nanoTime() + LoopbackPair.WAIT.toNanos();
         while (!condition.getAsBoolean()) {

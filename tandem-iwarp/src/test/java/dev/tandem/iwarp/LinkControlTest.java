@@ -400,6 +400,33 @@ class LinkControlTest {
     }
 
     @Test
+    void aConnectWaitingForTheLinkEndsAtOnceWhenItsAdapterCloses() throws Exception {
+        IwarpDevice a = IwarpDevice.open(IwarpConfig.of("127.0.1.1"));
+        try (IwarpDevice b = IwarpDevice.open(IwarpConfig.of("127.0.1.2"));
+             Listener l = b.listen(new InetSocketAddress("127.0.1.2", 0), 4)) {
+            dev.tandem.verbs.ProtectionDomain pd = a.allocateProtectionDomain();
+            CompletionQueue cq = a.createCompletionQueue(4);
+            QueuePair qp = pd.createQueuePair(QueuePairConfig.of(cq));
+            a.linkDown();
+            FatalErrorResetTest.Connector connector = FatalErrorResetTest.Connector.start(qp, l);
+            try {
+                connector.awaitWaiting();
+                qp.close();
+                cq.close();
+                pd.close();
+
+                a.close();
+
+                assertThat(connector.outcome()).as("the connect waiting for the link ends with its adapter, not at its timeout")
+                        .isInstanceOf(ResourceClosedException.class).hasMessage("adapter " + a.name() + " is closed");
+            } finally {
+                connector.stop();
+                a.close();
+            }
+        }
+    }
+
+    @Test
     void aCloseParkedByADownedLinkIsResetOnceByResetConnections() throws Exception {
         try (LoopbackPair p = new LoopbackPair(c -> c, 4096)) {
             p.a.linkDown();
