@@ -7,6 +7,7 @@ import dev.tandem.provider.IdleStrategyKind;
 import java.io.IOException;
 import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -131,6 +132,27 @@ final class EngineAgent implements IdleStrategy.Waiter {
             selector.wakeup();
         }
         LockSupport.unpark(thread);
+    }
+
+    /**
+     * Finishes the close of sockets this engine watched and that were closed since its last selection,
+     * from the calling thread, now. java.nio closes a registered non-blocking channel only when a selection
+     * deregisters its key, and for a socket aborted with SO_LINGER 0 it sends nothing before (no FIN, no
+     * RST): an engine that spins, parks for a poller or waits on pending output would hold the RST back
+     * until the adapter closed. A selection the engine is inside is ended first (it holds the selector).
+     */
+    void deregisterClosed() {
+        selector.wakeup();
+        try {
+            selector.selectNow(IGNORE);
+        } catch (ClosedSelectorException e) {
+            // the engine thread ended: closing its selector deregistered (and so closed) every socket
+        } catch (IOException e) {
+            System.getLogger(EngineAgent.class.getName()).log(System.Logger.Level.WARNING,
+                    "engine " + name + ": deregistering closed sockets failed; they close at its next selection: " + e);
+        }
+        // the selection cleared a wake-up that may have been meant for the engine thread: give it again
+        wake();
     }
 
     /** Wakes the engine thread if it is parked; one waiting on socket readiness wakes by itself when data arrives. */

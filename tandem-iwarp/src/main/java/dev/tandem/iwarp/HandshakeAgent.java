@@ -107,6 +107,8 @@ final class HandshakeAgent {
     /** Pending handshakes last added to the adapter's {@code handshakes pending} gauge. */
     private int reportedPending;
     private volatile boolean running = true;
+    /** The adapter failed: the thread ends by resetting its handshakes (RST), not closing them in order. */
+    private volatile boolean resetting;
 
     /** Starts the thread on {@code server}, a bound listen socket that the listener closes after {@link #stop}. */
     HandshakeAgent(IwarpDevice device, IwListener listener, ServerSocketChannel server, HandshakeLimits limits) throws IOException {
@@ -148,6 +150,15 @@ final class HandshakeAgent {
 
     /** Ends the thread (it closes every pending handshake) and waits up to 5 s for it. */
     void stop() {
+        stop(false);
+    }
+
+    /**
+     * Ends the thread and waits up to 5 s for it; with {@code reset} (the adapter failed) every pending
+     * handshake is reset, so that its initiator fails at once instead of waiting for an MPA Reply.
+     */
+    void stop(boolean reset) {
+        resetting = reset;
         running = false;
         selector.wakeup();
         try {
@@ -496,19 +507,29 @@ final class HandshakeAgent {
         }
     }
 
+    private void end(SocketChannel ch, boolean reset) {
+        if (reset) {
+            link.reset(ch);
+        } else {
+            link.close(ch);
+        }
+    }
+
     /** The thread ends: every handshake still pending or waiting to be handed on is closed (once the link is up). */
     private void shutDown() {
         link.unwatch(wakeOnLinkChange);
         // a downed link holds the closes back: the initiators must not learn of it before the link is up
+        boolean reset = resetting;
         for (Handshake h : pending.clear()) {
-            link.close(h.channel);
+            end(h.channel, reset);
         }
         for (Completed c : cancelled) {
-            link.close(c.handshake().channel);
+            end(c.handshake().channel, reset);
         }
         cancelled.clear();
         reportPending();
         try {
+            // deregisters the channels: only now does java.nio close them (a reset one sends its RST now)
             selector.close();
         } catch (IOException e) {
             device.logger().log(System.Logger.Level.DEBUG, "closing the selector of " + thread.getName() + ": " + e.getMessage());

@@ -121,6 +121,13 @@ final class IwConnectionRequest implements ConnectionRequest {
         }
     }
 
+    /** Resets a request nobody answered (its adapter failed): the initiator sees RST at once. */
+    void reset() {
+        if (answered.compareAndSet(false, true)) {
+            device.link().reset(channel);
+        }
+    }
+
     /** Drops a request nobody answered (listener closed). */
     void abandon() {
         if (answered.compareAndSet(false, true)) {

@@ -34,6 +34,8 @@ final class IwListener implements Listener, TrackedResource {
     private final Condition arrived = lock.newCondition();
     private final HandshakeAgent agent;
     private volatile boolean closed;
+    /** The adapter failed: the listener takes no connection any more; close it (guarded by lock). */
+    private boolean failed;
     /** Why the handshake thread died, if it did (guarded by lock); accept then fails with it. */
     private Throwable agentFailure;
 
@@ -70,6 +72,10 @@ final class IwListener implements Listener, TrackedResource {
     void offer(IwConnectionRequest r) {
         lock.lock();
         try {
+            if (failed) {
+                r.reset();
+                return;
+            }
             if (!closed && pending.size() < backlog) {
                 pending.add(r);
                 arrived.signalAll();
@@ -79,6 +85,30 @@ final class IwListener implements Listener, TrackedResource {
             lock.unlock();
         }
         r.reject(new byte[0]);
+    }
+
+    /**
+     * The adapter failed: as a failed RNIC, the listener stops at once. Its queued requests and pending
+     * handshakes are reset (their initiators see RST now, or once a downed link is up) and its socket is
+     * closed (new connects are refused); {@link #accept} says the adapter failed. The owner still closes it.
+     */
+    void adapterFailed() {
+        lock.lock();
+        try {
+            if (closed || failed) {
+                return;
+            }
+            failed = true;
+            arrived.signalAll();
+            for (IwConnectionRequest r : pending) {
+                r.reset();
+            }
+            pending.clear();
+        } finally {
+            lock.unlock();
+        }
+        agent.stop(true);
+        closeQuietly(server);
     }
 
     /** The handshake thread died (a bug): the listener stops taking connections and accept says why. */
@@ -121,6 +151,11 @@ final class IwListener implements Listener, TrackedResource {
             while (true) {
                 if (closed) {
                     throw new ListenerClosedException("listener on " + local + " is closed");
+                }
+                if (failed) {
+                    device.checkOpen();
+                    throw new ListenerClosedException("listener on " + local + " stopped taking connections: adapter " + device.name()
+                            + " failed; close it and listen again");
                 }
                 IwConnectionRequest r = pending.poll();
                 if (r != null) {

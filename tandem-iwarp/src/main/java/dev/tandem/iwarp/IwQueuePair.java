@@ -29,6 +29,7 @@ import dev.tandem.verbs.WorkRequest;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
@@ -47,6 +48,10 @@ final class IwQueuePair implements KitQueuePair, QpContext {
     private final QpCounters counters;
     private final SendQueue.Emitter sendEmitter = this::emitSend;
     private volatile Connection connection;
+    /** The socket of a connect in progress (TCP connect or MPA exchange), null otherwise: a fatal error resets it. */
+    private volatile SocketChannel connecting;
+    /** The selector that connect waits on for the MPA Reply (woken by a reset), with {@link #connecting}. */
+    private volatile Selector connectWait;
     private volatile boolean closed;
     /**
      * Why the QP went to ERROR, null outside ERROR: set before the state moves (whoever sees ERROR, an
@@ -123,6 +128,34 @@ final class IwQueuePair implements KitQueuePair, QpContext {
 
     Connection connection() {
         return connection;
+    }
+
+    /**
+     * A connect of this QP opened {@code ch} and waits on {@code selector} (nulls: it ended); throws when the
+     * adapter failed meanwhile. Set before the check, as the fatal error fails the adapter before it resets
+     * connects in progress: either the connect sees the failure here, or {@link #resetConnect} sees the socket.
+     */
+    void connectingOn(SocketChannel ch, Selector selector) {
+        connectWait = selector;
+        connecting = ch;
+        if (ch != null) {
+            device.checkOpen();
+        }
+    }
+
+    /**
+     * The adapter failed: a connect in progress is reset and its wait woken, so its caller fails at once;
+     * the peer sees RST when the connect's selection lets go of the socket (java.nio closes it only then).
+     */
+    void resetConnect() {
+        SocketChannel ch = connecting;
+        Selector wait = connectWait;
+        if (ch != null) {
+            device.link().reset(ch);
+            if (wait != null) {
+                wait.wakeup();
+            }
+        }
     }
 
     /** Receives posted and not yet consumed (-1 when the QP takes them from an SRQ), for dumps. */

@@ -126,7 +126,11 @@ final class IwTransport implements Transport {
     @Override
     public void adapterFailed(String cause, List<LiveResource> live) {
         for (LiveResource r : live) {
-            if (r.resource() instanceof IwQueuePair qp) {
+            if (r.resource() instanceof IwListener l) {
+                // a failed adapter takes no connection: its listeners stop and reset their handshakes
+                l.adapterFailed();
+            } else if (r.resource() instanceof IwQueuePair qp) {
+                qp.resetConnect();
                 // a failed adapter does not close its connections in order: its peers see them reset
                 // (through a downed link nothing goes out: the close waits for the link, as any close does)
                 Connection c = qp.connection();
@@ -136,7 +140,10 @@ final class IwTransport implements Transport {
                 qp.fail(Failure.lost(AsyncEventType.QP_FATAL, "adapter " + device.name() + " failed: " + cause));
             }
         }
-        wake();
+        // connects waiting for a downed link give up now
+        device.link().wakeWaiters();
+        // the aborted sockets reset their peers only once deregistered: now, not at the engine's next selection
+        agent.deregisterClosed();
     }
 
     /** Starts a new engine thread if the one serving the adapter died. */
@@ -205,7 +212,8 @@ final class IwTransport implements Transport {
                 releaseProgress();
             }
         }
-        wake();
+        // the aborted sockets reset their peers only once deregistered: now, not at the engine's next selection
+        agent.deregisterClosed();
         return n;
     }
 

@@ -40,6 +40,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * is up (or the adapter closes, which ends its connections whatever the link). A fatal error and
  * {@link #reset} work while the link is down and leave it down: after a reset {@link #portState()} is
  * still {@link PortState#DOWN} (the reset's PORT_ACTIVE says the adapter works again, not that its link is up).
+ *
+ * <p>A fatal error ends at once what the adapter had on the wire, as a failed RNIC does: its connections are
+ * reset (the peers see RST now, not when the adapter is closed or reset), its listeners stop (pending
+ * handshakes reset, new connects refused) and connects in progress fail with the adapter's failure. Through a
+ * downed link the peers learn of it once the link is up.
  */
 public final class IwarpDevice extends KitDevice implements LinkControl {
     private static final AtomicInteger ADAPTERS = new AtomicInteger();

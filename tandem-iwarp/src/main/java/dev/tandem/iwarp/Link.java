@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * The state of one adapter's link as fault injection sets it ({@link dev.tandem.verbs.LinkControl}): up,
@@ -84,6 +85,23 @@ final class Link {
         closeQuietly(ch);
     }
 
+    /**
+     * Resets {@code ch} as a failed adapter does: aborts it now (the peer sees RST), or, while the link is
+     * down, parks its close until the link is up as {@link #close} does (a downed link tells the peer nothing).
+     */
+    void reset(NetworkChannel ch) {
+        if (ch == null) {
+            return;
+        }
+        synchronized (lock) {
+            if (down && !released) {
+                parked.add(ch);
+                return;
+            }
+        }
+        abort(ch);
+    }
+
     /** Aborts every socket whose close is parked (a reset from the network); how many there were. */
     int abortParked() {
         List<NetworkChannel> aborting;
@@ -121,15 +139,23 @@ final class Link {
 
     /**
      * Waits until the link is up or {@code deadline} (System.nanoTime) passed, without spinning; true when
-     * it is up. Returns false at once when the adapter closed while its link is down.
+     * it is up. Returns false at once when the adapter closed while its link is down, and when {@code giveUp}
+     * holds as the wait begins or is woken by {@link #wakeWaiters} (the adapter failed).
      */
-    boolean awaitUp(long deadline) throws InterruptedException {
+    boolean awaitUp(long deadline, BooleanSupplier giveUp) throws InterruptedException {
         synchronized (lock) {
             long left;
-            while (down && !released && (left = deadline - System.nanoTime()) > 0) {
+            while (down && !released && !giveUp.getAsBoolean() && (left = deadline - System.nanoTime()) > 0) {
                 TimeUnit.NANOSECONDS.timedWait(lock, left);
             }
             return !down;
+        }
+    }
+
+    /** Wakes every thread waiting for the link, so that it asks its {@code giveUp} again (the adapter failed). */
+    void wakeWaiters() {
+        synchronized (lock) {
+            lock.notifyAll();
         }
     }
 

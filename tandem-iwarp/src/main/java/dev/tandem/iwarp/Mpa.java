@@ -63,11 +63,14 @@ final class Mpa {
             ras.cm.record(TraceLevel.RARE, AdapterRas.CONNECT, qp.qpNumber(), remote.getPort(), 0, 0, remote.getAddress().getHostAddress());
         }
         Link link = device.link();
-        try {
-            if (!awaitLink(link, deadline)) {
+        try (Selector selector = Selector.open()) {
+            if (!awaitLink(device, deadline)) {
+                // the adapter failed or closed while the connect waited for its link: say so
+                device.checkOpen();
                 throw timedOut(device, remote, timeout, "TCP connect", null);
             }
             ch = SocketChannel.open();
+            qp.connectingOn(ch, selector);
             ch.bind(new InetSocketAddress(device.config().localAddress(), 0));
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             try {
@@ -80,8 +83,9 @@ final class Mpa {
             NodeKeyExchange keys = device.nodeKeys();
             MpaFrame request = new MpaFrame(false, false, device.config().crc(), false, true, 2,
                     EnhancedParameters.of(ird, ord).prepend(keys == null ? privateData : keys.own().prepend(privateData)));
-            MpaFrame reply = exchange(ch, request, deadline, link);
+            MpaFrame reply = exchange(ch, selector, request, deadline, device);
             if (reply == null) {
+                device.checkOpen();
                 throw timedOut(device, remote, timeout, "MPA Reply", null);
             }
             if (reply.reject()) {
@@ -106,16 +110,19 @@ final class Mpa {
         } catch (MpaException e) {
             throw new ConnectionException(e.getMessage(), e);
         } catch (IOException e) {
+            // a fatal error resets a connect in progress: say so rather than what the reset socket said
+            device.checkOpen();
             throw new ConnectionException("connecting to " + remote + " failed: " + e.getMessage(), e);
         } finally {
+            qp.connectingOn(null, null);
             link.close(ch);
         }
     }
 
-    /** Waits until the link is up or the deadline passed; true when it is up. */
-    private static boolean awaitLink(Link link, long deadline) {
+    /** Waits until the adapter's link is up, the deadline passed, or the adapter failed or closed; true when it is up. */
+    private static boolean awaitLink(IwarpDevice device, long deadline) {
         try {
-            return link.awaitUp(deadline);
+            return device.link().awaitUp(deadline, () -> device.isClosed() || device.fatalCause().isPresent());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
@@ -162,35 +169,36 @@ final class Mpa {
      * Sends {@code request} and reads the whole Reply on {@code ch}, made non-blocking, waiting on a selector
      * of its own until {@code deadline}: a peer that trickles its Reply holds the caller no longer than
      * that; while the link is down it waits for the link instead. Returns null when the deadline passed
-     * first; the channel stays non-blocking, as the engine uses it.
+     * first, or the adapter failed or closed while it waited for the link; the channel stays non-blocking,
+     * as the engine uses it.
      */
-    private static MpaFrame exchange(SocketChannel ch, MpaFrame request, long deadline, Link link) throws IOException {
+    private static MpaFrame exchange(SocketChannel ch, Selector selector, MpaFrame request, long deadline, IwarpDevice device)
+            throws IOException {
+        Link link = device.link();
         ch.configureBlocking(false);
         ByteBuffer out = ByteBuffer.wrap(request.encode());
         MpaFrameReader reader = new MpaFrameReader(true);
-        try (Selector selector = Selector.open()) {
-            SelectionKey key = ch.register(selector, 0);
-            while (true) {
-                if (link.isDown() && !awaitLink(link, deadline)) {
-                    return null;
-                }
-                if (out.hasRemaining()) {
-                    ch.write(out);
-                }
-                if (!out.hasRemaining()) {
-                    MpaFrame reply = reader.read(ch);
-                    if (reply != null) {
-                        return reply;
-                    }
-                }
-                long left = millisLeft(deadline);
-                if (left <= 0) {
-                    return null;
-                }
-                key.interestOps(out.hasRemaining() ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
-                selector.select(left);
-                selector.selectedKeys().clear();
+        SelectionKey key = ch.register(selector, 0);
+        while (true) {
+            if (link.isDown() && !awaitLink(device, deadline)) {
+                return null;
             }
+            if (out.hasRemaining()) {
+                ch.write(out);
+            }
+            if (!out.hasRemaining()) {
+                MpaFrame reply = reader.read(ch);
+                if (reply != null) {
+                    return reply;
+                }
+            }
+            long left = millisLeft(deadline);
+            if (left <= 0) {
+                return null;
+            }
+            key.interestOps(out.hasRemaining() ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+            selector.select(left);
+            selector.selectedKeys().clear();
         }
     }
 

@@ -259,6 +259,46 @@ class LinkControlTest {
     }
 
     @Test
+    void linkControlOfAClosedAdapterSaysItIsClosed() {
+        IwarpDevice a = IwarpDevice.open(IwarpConfig.of("127.0.1.1"));
+        a.close();
+
+        assertThatThrownBy(a::linkDown).isInstanceOf(ResourceClosedException.class).hasMessage("linkDown: adapter " + a.name() + " is closed");
+        assertThatThrownBy(a::linkUp).isInstanceOf(ResourceClosedException.class).hasMessage("linkUp: adapter " + a.name() + " is closed");
+        assertThatThrownBy(a::resetConnections).isInstanceOf(ResourceClosedException.class)
+                .hasMessage("resetConnections: adapter " + a.name() + " is closed");
+    }
+
+    @Test
+    void eachTransitionAndResetIsTracedAtLevelRareWithWhatItDid() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(c -> c, 4096)) {
+            dev.tandem.ras.TraceComponent cm = ProcessRas.current().trace().component("iwarp.cm");
+            int level = cm.level();
+            cm.setLevel(dev.tandem.ras.TraceLevel.RARE);
+            try {
+                long after = ProcessRas.current().trace().records().stream().mapToLong(dev.tandem.ras.TraceRecord::sequence).max().orElse(-1);
+                p.a.linkDown();
+                p.qpA.disconnect();   // its close waits for the link: one parked close
+                p.a.linkUp();
+                LoopbackPair.awaitState(p.qpB, QpState.ERROR, "QP B once A's parked close went out");
+                assertThat(p.a.resetConnections()).as("connections left to reset").isZero();
+
+                long me = Thread.currentThread().threadId();
+                List<dev.tandem.ras.TraceRecord> mine = ProcessRas.current().trace().records().stream()
+                        .filter(t -> t.sequence() > after && t.threadId() == me && t.component().equals("iwarp.cm"))
+                        .filter(t -> List.of("link-dn", "link-up", "conn-rst").contains(t.event()))
+                        .toList();
+                assertThat(mine).extracting(dev.tandem.ras.TraceRecord::event).containsExactly("link-dn", "link-up", "conn-rst");
+                assertThat(mine).extracting(dev.tandem.ras.TraceRecord::text).containsExactly("link down", "link up", "connections reset");
+                assertThat(mine.get(1).a()).as("closes the link held back, traced at link up").isEqualTo(1);
+                assertThat(mine.get(2).a()).as("connections reset").isZero();
+            } finally {
+                cm.setLevel(level);
+            }
+        }
+    }
+
+    @Test
     void theEngineDoesNotSpinOnBytesWaitingBehindADownedLink() throws Exception {
         try (LoopbackPair p = new LoopbackPair(c -> c, SIZE)) {
             fill(p.mrA, 0, 4096, 3);
@@ -298,9 +338,12 @@ class LinkControlTest {
                 CompletableFuture<ConnectionRequest> request = CompletableFuture.supplyAsync(() -> l.accept(Duration.ofSeconds(20)));
                 long timeoutsBefore = counter(p.a.name() + " connect timeouts");
                 p.a.linkDown();
+                long start = System.nanoTime();
                 assertThatThrownBy(() -> client.connect(l.localAddress(), new byte[0], QUIET))
                         .isInstanceOf(ConnectionTimeoutException.class)
                         .hasMessage("no complete TCP connect from " + l.localAddress() + " within " + QUIET.toMillis() + " ms");
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the connect waited for the link until its timeout")
+                        .isGreaterThanOrEqualTo(QUIET);
                 assertThat(counter(p.a.name() + " connect timeouts")).isEqualTo(timeoutsBefore + 1);
                 assertThat(request).as("the listener heard nothing from a downed adapter").isNotDone();
                 assertThat(client.state()).as("a connect that timed out leaves the QP as it was").isEqualTo(QpState.INIT);
@@ -316,6 +359,86 @@ class LinkControlTest {
             assertSuccess(LoopbackPair.awaitOne(p.cqB), 7);
             client.close();
             server.close();
+        }
+    }
+
+    @Test
+    void aConnectWaitingForTheLinkGoesOnAsSoonAsTheLinkIsUp() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(c -> c, 4096)) {
+            QueuePair client = p.pdA.createQueuePair(QueuePairConfig.of(p.cqA));
+            QueuePair server = p.pdB.createQueuePair(QueuePairConfig.of(p.cqB));
+            try (Listener l = p.b.listen(new InetSocketAddress("127.0.1.2", 0), 4)) {
+                p.a.linkDown();
+                CompletableFuture<byte[]> connected = new CompletableFuture<>();
+                Thread connector = Thread.ofPlatform().daemon().name("test-connect-" + p.a.name()).start(() -> {
+                    try {
+                        connected.complete(client.connect(l.localAddress(), new byte[] {4}, Duration.ofSeconds(30)));
+                    } catch (RuntimeException e) {
+                        connected.completeExceptionally(e);
+                    }
+                });
+                try {
+                    long deadline = System.nanoTime() + LoopbackPair.WAIT.toNanos();
+                    while (connector.getState() != Thread.State.TIMED_WAITING) {
+                        assertThat(System.nanoTime() - deadline).as("the connect waits for the link within " + LoopbackPair.WAIT).isNegative();
+                        Thread.onSpinWait();
+                    }
+
+                    p.a.linkUp();
+
+                    l.accept(LoopbackPair.WAIT).accept(server, new byte[] {5});
+                    assertThat(connected.get(LoopbackPair.WAIT.toMillis(), TimeUnit.MILLISECONDS))
+                            .as("the connect went on once the link was up, long before its 30 s timeout").containsExactly(5);
+                } finally {
+                    connector.join(TimeUnit.SECONDS.toMillis(35));
+                    assertThat(connector.isAlive()).as(connector.getName() + " ended").isFalse();
+                }
+            }
+            client.close();
+            server.close();
+        }
+    }
+
+    @Test
+    void aConnectWaitingForTheLinkEndsAtOnceWhenItsAdapterCloses() throws Exception {
+        IwarpDevice a = IwarpDevice.open(IwarpConfig.of("127.0.1.1"));
+        try (IwarpDevice b = IwarpDevice.open(IwarpConfig.of("127.0.1.2"));
+             Listener l = b.listen(new InetSocketAddress("127.0.1.2", 0), 4)) {
+            dev.tandem.verbs.ProtectionDomain pd = a.allocateProtectionDomain();
+            CompletionQueue cq = a.createCompletionQueue(4);
+            QueuePair qp = pd.createQueuePair(QueuePairConfig.of(cq));
+            a.linkDown();
+            FatalErrorResetTest.Connector connector = FatalErrorResetTest.Connector.start(qp, l);
+            try {
+                connector.awaitWaiting();
+                qp.close();
+                cq.close();
+                pd.close();
+
+                a.close();
+
+                assertThat(connector.outcome()).as("the connect waiting for the link ends with its adapter, not at its timeout")
+                        .isInstanceOf(ResourceClosedException.class).hasMessage("adapter " + a.name() + " is closed");
+            } finally {
+                connector.stop();
+                a.close();
+            }
+        }
+    }
+
+    @Test
+    void aCloseParkedByADownedLinkIsResetOnceByResetConnections() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(c -> c, 4096)) {
+            p.a.linkDown();
+            p.qpA.disconnect();   // its close (a FIN) waits for the link
+
+            assertThat(p.a.resetConnections()).as("the parked close, aborted").isEqualTo(1);
+            assertThat(p.a.resetConnections()).as("nothing left to reset").isZero();
+
+            LoopbackPair.awaitState(p.qpB, QpState.ERROR, "QP B, whose connection A reset while its link was down");
+            assertThat(p.qpB.failure()).hasValueSatisfying(f -> assertThat(f.kind()).as("B's failure " + f)
+                    .isEqualTo(dev.tandem.verbs.QpFailure.Kind.TRANSPORT));
+            p.a.linkUp();
         }
     }
 

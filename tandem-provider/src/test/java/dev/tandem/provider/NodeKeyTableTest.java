@@ -123,4 +123,88 @@ class NodeKeyTableTest {
         NodeKeyTable table = new NodeKeyTable("n1");
         assertThatThrownBy(() -> table.admit("peer", 0)).isInstanceOf(InvalidArgumentException.class).hasMessageContaining("never 0");
     }
+
+    @Test
+    void aNameOfExactlyTheLimitInUtf8BytesIsTaken() {
+        assertThat(new NodeKeyTable("x".repeat(NodeKeyTable.MAX_NAME_BYTES)).nodeName()).isEqualTo("x".repeat(64));
+        assertThat(new NodeKeyTable("\u00e9".repeat(32)).nodeName()).as("32 two-byte characters").isEqualTo("\u00e9".repeat(32));
+        assertThatThrownBy(() -> new NodeKeyTable("\u00e9".repeat(33))).isInstanceOf(InvalidArgumentException.class)
+                .hasMessageContaining("is 66 bytes of UTF-8; at most 64");
+    }
+
+    @Test
+    void everyOneOfThePeersLastRetiredKeysIsRefused() {
+        NodeKeyTable table = new NodeKeyTable("n1", new Random(6));
+        for (long key = 1; key <= NodeKeyTable.RETIRED_KEPT + 1; key++) {
+            assertThat(table.admit("peer", key)).as("life " + key).isNotNull();
+        }
+        assertThat(table.currentKeyOf("peer")).isEqualTo(NodeKeyTable.RETIRED_KEPT + 1);
+        for (long key = 1; key <= NodeKeyTable.RETIRED_KEPT; key++) {
+            assertThat(table.admit("peer", key)).as("retired life " + key + " of " + NodeKeyTable.RETIRED_KEPT + " kept").isNull();
+        }
+        assertThat(table.refusedOldKeys()).isEqualTo(NodeKeyTable.RETIRED_KEPT);
+    }
+
+    /** An opener's STag source that hands out fresh values and records what comes back. */
+    private static final class RecordingSource implements dev.tandem.verbs.StagSource {
+        final List<Integer> given = new ArrayList<>();
+        final List<Integer> released = new ArrayList<>();
+
+        @Override
+        public int next(java.util.function.IntPredicate indexLive) {
+            int stag = (0x100 + given.size()) << 8 | 7;
+            given.add(stag);
+            return stag;
+        }
+
+        @Override
+        public void release(int stag) {
+            released.add(stag);
+        }
+    }
+
+    @Test
+    void everyStagGoesBackOnceToTheSourceItCameFrom() {
+        RecordingSource opener = new RecordingSource();
+        NodeKeyTable table = new NodeKeyTable("n1", opener);
+
+        int unused = table.sameStag(() -> { });
+        assertThat(opener.released).as("a sameStag no adapter took").containsExactly(unused);
+
+        int shared = table.sameStag(() -> table.next(i -> false));
+        table.release(shared);
+        assertThat(opener.released).as("an application region's STag, released by its last adapter").containsExactly(unused, shared);
+
+        int internal = table.sameStag(() -> table.next(i -> false), true);
+        assertThat(opener.given).as("a layer's own region draws from this incarnation's generator").doesNotContain(internal);
+        table.release(internal);
+        int internalUnused = table.sameStag(() -> { }, true);
+        assertThat(opener.given).doesNotContain(internalUnused);
+        assertThat(opener.released).as("a layer's own STags go back to its generator, not to the opener's source")
+                .containsExactly(unused, shared);
+        assertThat(table.heldIndices()).isZero();
+    }
+
+    @Test
+    void againAnswersARegistrationWithAStagTheNodeHoldsAndOnlyThat() {
+        NodeKeyTable table = new NodeKeyTable("n1", new Random(8));
+        int stag = table.sameStag(() -> table.next(i -> false));
+        List<Integer> seen = new ArrayList<>();
+
+        table.again(stag, () -> seen.add(table.next(i -> false)));   // an adapter back from a reset registers again
+
+        assertThat(seen).containsExactly(stag);
+        int fresh = table.next(i -> false);
+        assertThat(fresh >>> 8).as("outside again, a fresh index").isNotEqualTo(stag >>> 8);
+        table.release(stag);
+        assertThat(table.heldIndices()).as("the index is held while a registration under it lives").isEqualTo(2);
+        table.release(stag);
+        table.release(fresh);
+        assertThat(table.heldIndices()).isZero();
+        assertThatThrownBy(() -> table.again(stag, () -> { })).isInstanceOf(IllegalStateException.class)
+                .hasMessage("STag " + dev.tandem.verbs.STag.format(stag) + " is not held on node n1");
+        int other = table.sameStag(() -> table.next(i -> false));
+        assertThatThrownBy(() -> table.sameStag(() -> table.again(other, () -> { }))).isInstanceOf(IllegalStateException.class)
+                .hasMessage("again: another STag is pinned on this thread");
+    }
 }
