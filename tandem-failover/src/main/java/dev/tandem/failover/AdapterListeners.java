@@ -145,7 +145,7 @@ final class AdapterListeners {
             try {
                 l.close();
             } catch (RuntimeException e) {
-                // the adapter drops it on reset
+                // a failed adapter closed it already, or drops it on reset
             }
         }
     }
@@ -182,15 +182,7 @@ final class AdapterListeners {
 
     private void closeUnder() {
         for (int k = 0; k < under.length; k++) {
-            Listener l = under[k];
-            under[k] = null;
-            if (l != null) {
-                try {
-                    l.close();
-                } catch (RuntimeException e) {
-                    // a failed adapter closed it already
-                }
-            }
+            release(k);
         }
     }
 }

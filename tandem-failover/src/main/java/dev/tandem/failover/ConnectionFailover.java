@@ -341,15 +341,7 @@ final class ConnectionFailover {
             if (qp.state == QpState.ERROR) {
                 return;
             }
-            qp.ended(QpFailure.Kind.PEER_CLOSED, "the peer ended the connection");
-            qp.state = QpState.ERROR;
-            qp.migration = null;
-            qp.pathReady.signalAll();
-            for (QueuePair q : qp.under) {
-                if (q != null) {
-                    FailoverQueuePair.modifyQuietly(q, QpState.ERROR);
-                }
-            }
+            qp.toError(QpFailure.Kind.PEER_CLOSED, "the peer ended the connection");
         } finally {
             qp.lock.unlock();
         }
@@ -380,15 +372,7 @@ final class ConnectionFailover {
 
     /** No path is left: the connection fails as on a plain adapter (ERROR, every outstanding request flushed). Lock held. */
     void noPathLeft(String cause) {
-        qp.ended(QpFailure.Kind.TRANSPORT, "no path left: " + cause);
-        qp.state = QpState.ERROR;
-        qp.migration = null;
-        qp.pathReady.signalAll();
-        for (QueuePair q : qp.under) {
-            if (q != null) {
-                FailoverQueuePair.modifyQuietly(q, QpState.ERROR);
-            }
-        }
+        qp.toError(QpFailure.Kind.TRANSPORT, "no path left: " + cause);
         qp.device.tell(new FailoverEvent.NoPathLeft(System.nanoTime(), qp.qpNumber, cause));
         qp.device.raise(new dev.tandem.verbs.AsyncEvent(dev.tandem.verbs.AsyncEventType.QP_FATAL, qp, "no path left: " + cause));
         qp.device.monitor().submit(this::flushEverything);

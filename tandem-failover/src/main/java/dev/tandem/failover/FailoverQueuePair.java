@@ -876,6 +876,22 @@ final class FailoverQueuePair implements QueuePair {
         return java.util.Optional.empty();
     }
 
+    /**
+     * The connection ends here ({@code kind}, {@code detail} unless it had a cause already): ERROR, no
+     * fail-over runs any more, waiting posts wake, every path's QP goes to ERROR. Lock held.
+     */
+    void toError(QpFailure.Kind kind, String detail) {
+        ended(kind, detail);
+        state = QpState.ERROR;
+        migration = null;
+        pathReady.signalAll();
+        for (QueuePair q : under) {
+            if (q != null) {
+                modifyQuietly(q, QpState.ERROR);
+            }
+        }
+    }
+
     /** The connection goes to ERROR for this cause, unless it had one already. Lock held. */
     void ended(QpFailure.Kind kind, String detail) {
         if (failure == null) {
@@ -912,15 +928,7 @@ final class FailoverQueuePair implements QueuePair {
         lock.lock();
         try {
             switch (target) {
-                case ERROR -> {
-                    ended(QpFailure.Kind.CONSUMER, "moved to ERROR by the consumer");
-                    state = QpState.ERROR;
-                    for (QueuePair q : under) {
-                        if (q != null) {
-                            modifyQuietly(q, QpState.ERROR);
-                        }
-                    }
-                }
+                case ERROR -> toError(QpFailure.Kind.CONSUMER, "moved to ERROR by the consumer");
                 case RESET -> {
                     for (QueuePair q : under) {
                         if (q != null) {

@@ -29,6 +29,22 @@ final class PathSetup {
         this.qp = qp;
     }
 
+    /** The first path (on adapter {@code k}) is set up with the peer of {@code theirs}: IRD and ORD are negotiated. */
+    private void firstPathUp(long id, Hello theirs, int k, boolean connecting) {
+        qp.lock.lock();
+        try {
+            qp.connectionId = id;
+            qp.peer = theirs;
+            qp.firstPath = k;
+            qp.connectedActively = connecting;
+            qp.peerOf[k] = theirs.pathIndex();
+            qp.negotiatedOrd = Math.min(qp.config.ord(), theirs.ird());
+            qp.negotiatedIrd = Math.min(qp.config.ird(), theirs.ord());
+        } finally {
+            qp.lock.unlock();
+        }
+    }
+
     /** Connects: the first path to {@code remote}, then the other paths join it; the peer's hello names where Sends go. */
     byte[] connect(InetSocketAddress remote, byte[] privateData, Duration timeout) {
         qp.checkUsable();
@@ -57,18 +73,7 @@ final class PathSetup {
             qp.under[first].disconnect();
             throw e;
         }
-        qp.lock.lock();
-        try {
-            qp.connectionId = id;
-            qp.peer = theirs;
-            qp.firstPath = first;
-            qp.connectedActively = true;
-            qp.peerOf[first] = theirs.pathIndex();
-            qp.negotiatedOrd = Math.min(qp.config.ord(), theirs.ird());
-            qp.negotiatedIrd = Math.min(qp.config.ird(), theirs.ord());
-        } finally {
-            qp.lock.unlock();
-        }
+        firstPathUp(id, theirs, first, true);
         joinOtherPaths(theirs, first, timeout);
         qp.lock.lock();
         try {
@@ -180,17 +185,7 @@ final class PathSetup {
         if (qp.under[k] == null) {
             throw new InvalidStateException("QP " + qp.qpNumber + " has no queue pair on adapter " + k + " where the request arrived");
         }
-        qp.lock.lock();
-        try {
-            qp.connectionId = theirs.connectionId();
-            qp.peer = theirs;
-            qp.firstPath = k;
-            qp.peerOf[k] = theirs.pathIndex();
-            qp.negotiatedOrd = Math.min(qp.config.ord(), theirs.ird());
-            qp.negotiatedIrd = Math.min(qp.config.ird(), theirs.ord());
-        } finally {
-            qp.lock.unlock();
-        }
+        firstPathUp(theirs.connectionId(), theirs, k, false);
         qp.device.connected(qp.connectionId, qp);
         try {
             request.accept(qp.under[k], hello(Hello.ACCEPT, k, qp.connectionId, listening, data).encode());

@@ -1,9 +1,7 @@
 package dev.tandem.failover;
 
 import dev.tandem.verbs.CompletionQueue;
-import dev.tandem.verbs.ConnectionRequest;
 import dev.tandem.verbs.LinkControl;
-import dev.tandem.verbs.Listener;
 import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.RdmaDevices;
@@ -11,11 +9,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,19 +22,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class HeartbeatTest {
-    private static final Duration WAIT = Duration.ofSeconds(10);
-    private final List<AutoCloseable> open = new ArrayList<>();
+    private final Opened opened = new Opened();
 
     @AfterEach
-    void close() throws Exception {
-        for (int i = open.size() - 1; i >= 0; i--) {
-            open.get(i).close();
-        }
+    void close() {
+        opened.close();
     }
 
     private <T extends AutoCloseable> T keep(T c) {
-        open.add(c);
-        return c;
+        return opened.keep(c);
     }
 
     @Test
@@ -52,14 +43,7 @@ class HeartbeatTest {
         CompletionQueue cqB = keep(b.createCompletionQueue(64));
         FailoverQueuePair qa = (FailoverQueuePair) keep(pdA.createQueuePair(QueuePairConfig.of(cqA).withDepths(8, 8)));
         FailoverQueuePair qb = (FailoverQueuePair) keep(pdB.createQueuePair(QueuePairConfig.of(cqB).withDepths(8, 8)));
-        try (Listener l = b.listen(new InetSocketAddress("127.0.1.2", 0), 1)) {
-            CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> {
-                ConnectionRequest r = l.accept(WAIT);
-                r.accept(qb, new byte[0]);
-            });
-            qa.connect(l.localAddress(), new byte[0], WAIT);
-            accepted.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-        }
+        Opened.connect(qa, b, "127.0.1.2", qb);
         int backup = 1 - qa.sendPath();
         int peerEnd = qa.peerAdapterOf(backup);
         ((LinkControl) b.adapters().get(peerEnd)).linkDown(); // the backup path goes silent: no answer comes back
@@ -74,7 +58,7 @@ class HeartbeatTest {
         assertThat(qa.heartbeatSent[backup]).as("the overdue probe's fresh window").isEqualTo(t0 + 2 * detection);
 
         int primary = qa.sendPath();
-        long deadline = System.nanoTime() + WAIT.toNanos();
+        long deadline = System.nanoTime() + Opened.WAIT.toNanos();
         while (qa.heartbeatSent[primary] != 0) { // the working path's probe is answered (the clock here only jumps)
             assertThat(System.nanoTime()).as("the answer to the primary path's probe").isLessThan(deadline);
             Thread.onSpinWait();

@@ -4,9 +4,7 @@ import dev.tandem.failover.check.CheckedStream;
 import dev.tandem.failover.check.StreamShape;
 import dev.tandem.failover.check.Verdict;
 import dev.tandem.verbs.CompletionQueue;
-import dev.tandem.verbs.ConnectionRequest;
 import dev.tandem.verbs.LinkControl;
-import dev.tandem.verbs.Listener;
 import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.RdmaDevices;
@@ -15,11 +13,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,19 +27,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SimplexPathsTest {
-    private static final Duration WAIT = Duration.ofSeconds(10);
-    private final List<AutoCloseable> open = new ArrayList<>();
+    private final Opened opened = new Opened();
 
     @AfterEach
-    void close() throws Exception {
-        for (int i = open.size() - 1; i >= 0; i--) {
-            open.get(i).close();
-        }
+    void close() {
+        opened.close();
     }
 
     private <T extends AutoCloseable> T keep(T c) {
-        open.add(c);
-        return c;
+        return opened.keep(c);
     }
 
     /** Cable 1 carries a's Sends (and b's receives); cable 0 carries b's Sends (and a's receives). */
@@ -63,28 +54,21 @@ class SimplexPathsTest {
         assertThat(qa.receiveAdapter()).as("a receives on its session's primary").isZero();
         assertThat(qb.receiveAdapter()).as("b receives on its session's primary").isEqualTo(1);
         CheckedStream stream = keep(CheckedStream.between(qa, qb, StreamShape.sendsAndWrites(512)));
-        try (Listener l = b.listen(new InetSocketAddress("127.0.1.2", 0), 1)) {
-            CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> {
-                ConnectionRequest r = l.accept(WAIT);
-                r.accept(qb, new byte[0]);
-            });
-            qa.connect(l.localAddress(), new byte[0], WAIT);
-            accepted.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-        }
+        Opened.connect(qa, b, "127.0.1.2", qb);
 
         assertThat(qa.sendPath()).as("a sends over cable 1, to b's receive adapter").isEqualTo(1);
         assertThat(qa.peerAdapterOf(1)).isEqualTo(1);
         assertThat(qb.sendPath()).as("b sends over cable 0, to a's receive adapter").isZero();
         assertThat(qb.peerAdapterOf(0)).isZero();
 
-        Verdict first = stream.run(500, WAIT, Duration.ofMillis(100), null);
+        Verdict first = stream.run(500, Opened.WAIT, Duration.ofMillis(100), null);
         assertThat(first.clean()).as("%s", first).isTrue();
 
         FailoverWatch wa = a.watch();
         FailoverWatch wb = b.watch();
         ((LinkControl) a.adapters().get(cable)).linkDown();
         int left = 1 - cable;
-        Verdict v = stream.run(1500, WAIT, Duration.ofMillis(100), null);
+        Verdict v = stream.run(1500, Opened.WAIT, Duration.ofMillis(100), null);
         List<FailoverEvent> ea = TwoNodes.events(wa);
         List<FailoverEvent> eb = TwoNodes.events(wb);
         assertThat(v.clean()).as("%s%nnode a: %s%nnode b: %s", v, ea, eb).isTrue();

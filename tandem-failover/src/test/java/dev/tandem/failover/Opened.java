@@ -1,0 +1,53 @@
+package dev.tandem.failover;
+
+import dev.tandem.verbs.ConnectionRequest;
+import dev.tandem.verbs.Listener;
+import dev.tandem.verbs.QueuePair;
+import dev.tandem.verbs.RdmaDevice;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/** What a test opened, closed in reverse order after it; and a connection made through a listener that closes once connected. */
+final class Opened implements AutoCloseable {
+    static final Duration WAIT = Duration.ofSeconds(10);
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    /** Keeps {@code c} to close after the test. */
+    <T extends AutoCloseable> T keep(T c) {
+        open.add(c);
+        return c;
+    }
+
+    /** Connects {@code qa} to {@code qb}: {@code b} listens on {@code ip}, accepts onto {@code qb}, and stops listening. */
+    static void connect(QueuePair qa, RdmaDevice b, String ip, QueuePair qb) throws Exception {
+        try (Listener l = b.listen(new InetSocketAddress(ip, 0), 1)) {
+            CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> {
+                ConnectionRequest r = l.accept(WAIT);
+                r.accept(qb, new byte[0]);
+            });
+            qa.connect(l.localAddress(), new byte[0], WAIT);
+            accepted.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        }
+    }
+
+    @Override
+    public void close() {
+        RuntimeException failed = null;
+        for (int i = open.size() - 1; i >= 0; i--) {
+            try {
+                open.get(i).close();
+            } catch (Exception e) {
+                failed = failed == null ? new IllegalStateException("closing " + open.get(i) + " failed", e) : failed;
+            }
+        }
+        open.clear();
+        if (failed != null) {
+            throw failed;
+        }
+    }
+}
