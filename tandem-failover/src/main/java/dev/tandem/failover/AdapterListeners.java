@@ -141,13 +141,7 @@ final class AdapterListeners {
     void release(int k) {
         Listener l = under[k];
         under[k] = null;
-        if (l != null) {
-            try {
-                l.close();
-            } catch (RuntimeException e) {
-                // a failed adapter closed it already, or drops it on reset
-            }
-        }
+        Quietly.close(l);
     }
 
     /** Adapter {@code k} is back: it listens on its port again, with a thread of its own. */

@@ -61,13 +61,7 @@ final class FailoverMemoryRegion implements MemoryRegion {
     synchronized void release(int k) {
         MemoryRegion r = under[k];
         under[k] = null;
-        if (r != null) {
-            try {
-                r.close();
-            } catch (RuntimeException e) {
-                // the adapter drops it on reset
-            }
-        }
+        Quietly.close(r);
     }
 
     /** Adapter {@code k} is back: the region is registered there again, under the STag its peers know. */
@@ -148,14 +142,8 @@ final class FailoverMemoryRegion implements MemoryRegion {
     }
 
     private void closeUnder() {
-        for (MemoryRegion r : under) {
-            if (r != null) {
-                try {
-                    r.close();
-                } catch (RuntimeException e) {
-                    // a failed adapter drops its regions when it is reset or closed
-                }
-            }
+        for (int k = 0; k < under.length; k++) {
+            release(k);
         }
     }
 

@@ -64,13 +64,7 @@ final class FailoverMemoryWindow implements MemoryWindow {
     synchronized void release(int k) {
         MemoryWindow w = under[k];
         under[k] = null;
-        if (w != null) {
-            try {
-                w.close();
-            } catch (RuntimeException e) {
-                // the adapter drops it on reset
-            }
-        }
+        Quietly.close(w);
     }
 
     /** Adapter {@code k} is back: the window is allocated there again (unbound). */
@@ -121,15 +115,7 @@ final class FailoverMemoryWindow implements MemoryWindow {
         try {
             // closed and made again while its STag is pinned, so that the node keeps holding it in between
             pd.failoverDevice().keys().again(allocated, () -> {
-                MemoryWindow old = under[k];
-                under[k] = null;
-                if (old != null) {
-                    try {
-                        old.close();
-                    } catch (RuntimeException e) {
-                        // stale with its QP: the adapter drops it
-                    }
-                }
+                release(k); // stale with the QP it was bound to
                 under[k] = pd.under(k).allocateMemoryWindow();
             });
         } catch (RuntimeException e) {
@@ -170,14 +156,8 @@ final class FailoverMemoryWindow implements MemoryWindow {
     }
 
     private void closeUnder() {
-        for (MemoryWindow w : under) {
-            if (w != null) {
-                try {
-                    w.close();
-                } catch (RuntimeException e) {
-                    // a failed adapter drops its windows when it is reset or closed
-                }
-            }
+        for (int k = 0; k < under.length; k++) {
+            release(k);
         }
     }
 

@@ -144,13 +144,7 @@ final class FailoverProtectionDomain implements ProtectionDomain {
         }
         ProtectionDomain p = under[k];
         under[k] = null;
-        if (p != null) {
-            try {
-                p.close();
-            } catch (RuntimeException e) {
-                // the adapter drops it on reset
-            }
-        }
+        Quietly.close(p);
     }
 
     /** Adapter {@code k} is back: the session is made there again (regions under their STags), QPs last, unconnected. */
@@ -249,13 +243,7 @@ final class FailoverProtectionDomain implements ProtectionDomain {
 
     private void closeUnder() {
         for (ProtectionDomain p : under) {
-            if (p != null) {
-                try {
-                    p.close();
-                } catch (RuntimeException e) {
-                    // a failed adapter closes its PDs when it is reset or closed
-                }
-            }
+            Quietly.close(p);
         }
     }
 

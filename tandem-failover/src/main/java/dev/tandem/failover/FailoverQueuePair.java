@@ -1092,11 +1092,7 @@ final class FailoverQueuePair implements QueuePair {
             QueuePair q = under[k];
             if (q != null) {
                 device.unroute(k, q.qpNumber());
-                try {
-                    q.close();
-                } catch (RuntimeException e) {
-                    // a failed adapter drops its QPs when it is reset or closed
-                }
+                Quietly.close(q);
             }
         }
     }

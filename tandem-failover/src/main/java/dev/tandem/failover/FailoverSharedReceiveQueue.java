@@ -55,11 +55,7 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
         under[k] = null;
         if (q != null) {
             pd.failoverDevice().disown(q);
-            try {
-                q.close();
-            } catch (RuntimeException e) {
-                // the adapter drops it on reset
-            }
+            Quietly.close(q);
         }
     }
 
@@ -174,15 +170,8 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
     }
 
     private void closeUnder() {
-        for (SharedReceiveQueue s : under) {
-            if (s != null) {
-                pd.failoverDevice().disown(s);
-                try {
-                    s.close();
-                } catch (RuntimeException e) {
-                    // a failed adapter drops its queues when it is reset or closed
-                }
-            }
+        for (int k = 0; k < under.length; k++) {
+            release(k);
         }
     }
 

@@ -113,11 +113,7 @@ final class FirstLevelCq implements CompletionQueue {
         }
         if (c != null) {
             device.disown(c);
-            try {
-                c.close();
-            } catch (RuntimeException e) {
-                // the adapter drops it on reset
-            }
+            Quietly.close(c);
         }
     }
 
@@ -483,15 +479,8 @@ final class FirstLevelCq implements CompletionQueue {
     }
 
     private void closeUnder() {
-        for (CompletionQueue c : under) {
-            if (c != null) {
-                device.disown(c);
-                try {
-                    c.close();
-                } catch (RuntimeException e) {
-                    // a failed adapter drops its CQs when it is reset or closed
-                }
-            }
+        for (int k = 0; k < under.length; k++) {
+            release(k);
         }
     }
 

@@ -292,11 +292,7 @@ final class PathSetup {
             QueuePair old = qp.under[k];
             if (old != null) {
                 qp.device.unroute(k, old.qpNumber());
-                try {
-                    old.close();
-                } catch (RuntimeException e) {
-                    // it failed with its path
-                }
+                Quietly.close(old); // it failed with its path
             }
             qp.under[k] = null;
             try {
@@ -339,11 +335,7 @@ final class PathSetup {
         }
         if (q != null) {
             qp.device.unroute(k, q.qpNumber());
-            try {
-                q.close();
-            } catch (RuntimeException e) {
-                // the adapter drops it on reset
-            }
+            Quietly.close(q);
         }
     }
 }
