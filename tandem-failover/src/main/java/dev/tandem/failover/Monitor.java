@@ -29,8 +29,8 @@ import java.util.concurrent.TimeUnit;
 final class Monitor {
     static final int IDLE_MS = 50;
     private static final long IDLE = TimeUnit.MILLISECONDS.toNanos(IDLE_MS);
-    /** How often mailboxes are read while no fail-over runs (one runs: every millisecond). */
-    private static final long MAILBOX = TimeUnit.MILLISECONDS.toNanos(10);
+    /** How often mailboxes are read while no fail-over runs (one runs: every millisecond): a peer that moved first is followed within it. */
+    private static final long MAILBOX = TimeUnit.MILLISECONDS.toNanos(2);
     private static final long BUSY = TimeUnit.MILLISECONDS.toNanos(1);
     /** A fail-over the peer does not answer within this ends the connection (no path left). */
     static final long MIGRATION_LIMIT = TimeUnit.SECONDS.toNanos(3);
