@@ -213,11 +213,12 @@ final class ConnectionFailover {
             int[] rebuilt = new int[1];
             qp.receiveCq.locked(() -> rebuilt[0] = Migration.rebuildShared(qp, qp.srq.log(), qp.receiveCq, peerSent, (int) qp.connectionId));
             m.rebuilt += rebuilt[0];
-            if (!qp.srq.moveTo(path)) {
+            String refused = qp.srq.moveTo(path, qp);
+            if (refused != null) {
                 qp.lock.lock();
                 try {
-                    noPathLeft("its shared receive queue's receives are on adapter " + qp.srq.adapter() + " and cannot follow it to adapter "
-                            + path);
+                    noPathLeft("its shared receive queue's receives cannot follow it from adapter " + qp.srq.adapter() + " to adapter "
+                            + path + ": " + refused);
                 } finally {
                     qp.lock.unlock();
                 }

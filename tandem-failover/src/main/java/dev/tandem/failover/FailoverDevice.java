@@ -290,6 +290,19 @@ public final class FailoverDevice implements RdmaDevice {
         }
     }
 
+    /** Adapter {@code k} works again after its link was down: SRQs that left receives posted there are made anew. */
+    void linkBack(int k) {
+        List<AutoCloseable> all;
+        synchronized (this) {
+            all = new ArrayList<>(open);
+        }
+        for (AutoCloseable c : all) {
+            if (c instanceof FailoverProtectionDomain p) {
+                p.sharedReceiveQueues().forEach(s -> s.refresh(k));
+            }
+        }
+    }
+
     /** Where paths join the connections this device accepts (listening from the first call on). */
     synchronized JoinListener joins() {
         checkOpen();

@@ -96,6 +96,17 @@ final class FailoverProtectionDomain implements ProtectionDomain {
         return child;
     }
 
+    /** Its shared receive queues open now. */
+    synchronized List<FailoverSharedReceiveQueue> sharedReceiveQueues() {
+        List<FailoverSharedReceiveQueue> l = new ArrayList<>();
+        for (AutoCloseable c : children) {
+            if (c instanceof FailoverSharedReceiveQueue s) {
+                l.add(s);
+            }
+        }
+        return l;
+    }
+
     /** Its windows open now. */
     synchronized List<FailoverMemoryWindow> windows() {
         List<FailoverMemoryWindow> l = new ArrayList<>();

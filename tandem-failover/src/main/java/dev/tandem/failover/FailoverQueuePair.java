@@ -213,6 +213,9 @@ final class FailoverQueuePair implements QueuePair {
         this.proofSink = List.of(new Sge(pd.proofRegion(), FailoverProtectionDomain.PROOF_SINK, 8));
         this.receiveLog = rl;
         this.mailbox = mb;
+        if (srq != null) {
+            srq.attach(this);
+        }
     }
 
     private FirstLevelCq cq(Object cq, String which) {
@@ -1077,6 +1080,9 @@ final class FailoverQueuePair implements QueuePair {
         closeUnder();
         sendCq.detach(this, true);
         receiveCq.detach(this, false);
+        if (srq != null) {
+            srq.detach(this);
+        }
         if (receiveLog != null) {
             receiveLog.close();
         }

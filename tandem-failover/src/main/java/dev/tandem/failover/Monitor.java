@@ -256,6 +256,7 @@ final class Monitor {
         if (type == AsyncEventType.PORT_ACTIVE) {
             if (device.usable(k)) {
                 device.rebuildAdapter(k);
+                device.linkBack(k);
                 device.tell(new FailoverEvent.PathUp(System.nanoTime(), k));
                 heal();
             }
