@@ -92,7 +92,7 @@ class FaultMatrixTest {
         FailoverWatch wb = nodes.b.watch();
         FailoverQueuePair qa = nodes.sa.failover();
         Runnable arm = switch (point) {
-            case BEFORE_POST, DURING_PROOF -> () -> nodes.a.faults.arm(point, () -> kind.on(nodes, qa.sendPath()));
+            case BEFORE_POST, DURING_PROOF, DURING_HEARTBEAT -> () -> nodes.a.faults.arm(point, () -> kind.on(nodes, qa.sendPath()));
             case AFTER_PLACEMENT -> () -> {
                 // b's adapter dies right after it placed a message and before b saw its completion
                 nodes.b.faults.arm(point, () -> kind.on(nodes, qa.sendPath()));
