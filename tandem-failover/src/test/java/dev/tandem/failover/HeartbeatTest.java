@@ -23,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The heartbeat finds a silent path once its probe stays unanswered for the detection time, but not
- * when the monitor itself ran late (this process stalled): then the probe gets a fresh window. The
+ * when the monitor itself ran late (this process stalled): then the probe gets a fresh window; nor when
+ * the answer was taken (by any poller) before the probe's post returned to the monitor. The
  * heartbeat here is slow (5 s), so the test drives each round itself with the clock it chooses.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
