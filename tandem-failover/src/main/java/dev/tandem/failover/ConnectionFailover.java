@@ -59,7 +59,7 @@ final class ConnectionFailover {
                 return;
             }
             qp.pathDead[k] = true;
-            qp.heartbeatSent[k] = 0;
+            qp.heartbeatSent.set(k, 0);
             FailoverQueuePair.modifyQuietly(qp.under[k], QpState.ERROR); // stale: it places nothing more
             if (!qp.uses(k) && qp.migration == null) {
                 qp.device.tell(new FailoverEvent.BackupLost(System.nanoTime(), qp.qpNumber, k, cause));
@@ -404,6 +404,11 @@ final class ConnectionFailover {
      * unanswered for {@link FailoverConfig#detection()} is a silent link, and the path fails over.
      * When the monitor itself ran late ({@code slipped}: this process stalled), an overdue probe gets a
      * fresh window instead: this side's engines may not have run to take its answer either.
+     * <p>
+     * Any thread that polls may take a probe's answer, as soon as the probe is posted: so the probe's time
+     * is set before it is posted, and a fresh window replaces only the probe it read, never an answer that
+     * came meanwhile (a time written after the answer cleared it would wait for an answer that came already,
+     * and fail a healthy path).
      */
     void heartbeat(long now, boolean slipped) {
         if (!qp.connected()) {
@@ -414,12 +419,12 @@ final class ConnectionFailover {
             if (qp.under[k] == null || qp.pathDead[k] || qp.peerOf[k] < 0) {
                 continue;
             }
-            long sent = qp.heartbeatSent[k];
+            long sent = qp.heartbeatSent.get(k);
             if (sent != 0 && now - sent > limit && slipped) {
-                qp.heartbeatSent[k] = now; // the monitor itself was late: the probe gets a fresh window
+                qp.heartbeatSent.compareAndSet(k, sent, now); // the monitor itself was late: the probe gets a fresh window
             } else if (sent != 0 && now - sent > limit) {
                 qp.sendCq.adapterEvent(); // an answer that waits unread in the adapter's CQ is an answer
-                if (qp.heartbeatSent[k] != 0) {
+                if (qp.heartbeatSent.get(k) == sent) {
                     qp.device.tell(new FailoverEvent.PathDown(now, k, "silent link: no heartbeat answered on adapter " + k
                             + " for " + (now - sent) / 1_000_000 + " ms"));
                     failover(k, null, "silent link: no heartbeat answered for " + (now - sent) / 1_000_000 + " ms");
@@ -429,18 +434,26 @@ final class ConnectionFailover {
                 QueuePair q = qp.under[k];
                 failover(k, q, q.failure().map(QpFailure::detail).orElse("its QP on adapter " + k + " is in ERROR"));
             } else if (sent == 0 && qp.under[k].state() == QpState.RTS) {
-                qp.lock.lock();
-                try {
-                    qp.under[k].postSend(new WorkRequest.RdmaRead(FailoverQueuePair.HEARTBEAT | k,
-                            qp.proofSink, FailoverProtectionDomain.PROOF_SOURCE,
-                            qp.peer.proofStag(), WrFlags.SIGNALED));
-                    qp.heartbeatSent[k] = now;
-                } catch (RuntimeException e) {
-                    // the path's queue is full or it failed: its failure shows otherwise
-                } finally {
-                    qp.lock.unlock();
-                }
+                probe(k, now);
             }
+        }
+    }
+
+    /** Posts path {@code k}'s probe, stamped {@code now} before it goes (its answer may be taken at once). */
+    private void probe(int k, long now) {
+        qp.lock.lock();
+        try {
+            qp.heartbeatSent.set(k, now);
+            try {
+                qp.under[k].postSend(new WorkRequest.RdmaRead(FailoverQueuePair.HEARTBEAT | k,
+                        qp.proofSink, FailoverProtectionDomain.PROOF_SOURCE, qp.peer.proofStag(), WrFlags.SIGNALED));
+            } catch (RuntimeException e) {
+                qp.heartbeatSent.compareAndSet(k, now, 0); // the path's queue is full or it failed: its failure shows otherwise
+                return;
+            }
+            qp.device.faults.reached(FaultPoint.DURING_HEARTBEAT);
+        } finally {
+            qp.lock.unlock();
         }
     }
 

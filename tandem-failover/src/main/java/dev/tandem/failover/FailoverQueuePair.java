@@ -37,6 +37,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -77,8 +78,11 @@ final class FailoverQueuePair implements QueuePair {
     volatile int recvAdapter;
     /** Paths that failed (their QP is stale: late completions are dropped, nothing more is posted there). */
     final boolean[] pathDead;
-    /** Per path: when its heartbeat went out, 0 while none is outstanding. */
-    final long[] heartbeatSent;
+    /**
+     * Per path: when its heartbeat went out, 0 while none is outstanding. The monitor sets it, before the
+     * probe is posted; whichever thread polls the probe's answer clears it (atomic: the two race).
+     */
+    final AtomicLongArray heartbeatSent;
     final Mailbox mailbox;
     /** The fail-over of this connection in progress, or null. */
     volatile Migration migration;
@@ -152,7 +156,7 @@ final class FailoverQueuePair implements QueuePair {
         this.peerOf = new int[device.adapterCount()];
         java.util.Arrays.fill(peerOf, -1);
         this.pathDead = new boolean[device.adapterCount()];
-        this.heartbeatSent = new long[device.adapterCount()];
+        this.heartbeatSent = new AtomicLongArray(device.adapterCount());
         this.sendLog = new SendLog(config.sendDepth());
         device.limits.take(ResourceLimits.Kind.QUEUE_PAIR);
         boolean attachedSend = false;
@@ -562,7 +566,7 @@ final class FailoverQueuePair implements QueuePair {
         boolean ok = wc.status() == CompletionStatus.SUCCESS;
         if (wc.opcode() != CompletionOpcode.RECV && (id & (HEARTBEAT | CONTROL)) != 0) {
             if ((id & HEARTBEAT) != 0 && ok) {
-                heartbeatSent[(int) (id & 0xFF)] = 0;
+                heartbeatSent.set((int) (id & 0xFF), 0);
             }
             if (id == (CONTROL | Mailbox.BYE)) {
                 moves.byeSent = true;

@@ -15,6 +15,8 @@ enum FaultPoint {
     AFTER_PLACEMENT,
     /** A proof (the injected RDMA Read) was just posted and is in flight. */
     DURING_PROOF,
+    /** A heartbeat's probe (an RDMA Read of the peer's proof region) was just posted: any poller may take its answer now. */
+    DURING_HEARTBEAT,
     /** A fail-over's REPORT was just written to the peer. */
     DURING_REPORT,
     /** A fail-over is re-posting work on the new path: the first request went. */

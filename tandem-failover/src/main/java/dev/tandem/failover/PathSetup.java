@@ -224,7 +224,7 @@ final class PathSetup {
         qp.lock.lock();
         try {
             qp.pathDead[k] = false;
-            qp.heartbeatSent[k] = 0;
+            qp.heartbeatSent.set(k, 0);
             qp.peerOf[k] = theirs.pathIndex();
             if (qp.sendPath < 0 && qp.peer != null && qp.peerOf[k] == qp.peer.recvAdapter()) {
                 qp.sendPath = k;
@@ -269,7 +269,7 @@ final class PathSetup {
                 qp.lock.lock();
                 try {
                     qp.peerOf[k] = ok.pathIndex();
-                    qp.heartbeatSent[k] = 0;
+                    qp.heartbeatSent.set(k, 0);
                     qp.pathDead[k] = false;
                 } finally {
                     qp.lock.unlock();
@@ -329,7 +329,7 @@ final class PathSetup {
             q = qp.under[k];
             qp.under[k] = null;
             qp.pathDead[k] = true;
-            qp.heartbeatSent[k] = 0;
+            qp.heartbeatSent.set(k, 0);
         } finally {
             qp.lock.unlock();
         }
