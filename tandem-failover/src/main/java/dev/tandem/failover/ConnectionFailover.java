@@ -317,11 +317,7 @@ final class ConnectionFailover {
                     writes++;
                 }
             }
-            if (!inPlace) { // the proofs in flight went with the failed path
-                qp.provenPosted = held;
-                qp.proofsInFlight = 0;
-                qp.unproven = sends + writes;
-            }
+            qp.proofs().moved(held, sends + writes, inPlace);
             qp.sendPath = m.path;
             long now = System.nanoTime();
             qp.device.tell(new FailoverEvent.Moved(now, qp.qpNumber, m.rebuilt, m.receivesReposted, sends, writes));
@@ -331,8 +327,8 @@ final class ConnectionFailover {
         } finally {
             qp.lock.unlock();
         }
-        qp.sendCq.locked(() -> qp.release(qp.sendCq));
-        qp.proveNow();
+        qp.sendCq.locked(() -> qp.proofs().release(qp.sendCq));
+        qp.proofs().proveNow();
     }
 
     /** The peer's application ended the connection (its BYE came): it ends here too, as on a plain adapter. */
@@ -347,6 +343,12 @@ final class ConnectionFailover {
             qp.lock.unlock();
         }
         // what the adapters complete (the work that left, flushed what did not) comes first; the rest is flushed here
+        if (qp.proofs().settle()) {
+            long deadline = System.nanoTime() + FailoverQueuePair.BYE_WAIT.toNanos();
+            do {
+                qp.sendCq.adapterEvent();
+            } while (qp.proofs().inFlight() && System.nanoTime() < deadline);
+        }
         qp.sendCq.adapterEvent();
         qp.receiveCq.adapterEvent();
         if (qp.reports(qp.firstPath >= 0 ? qp.firstPath : qp.sendPath, dev.tandem.verbs.AsyncEventType.DISCONNECTED)) {
@@ -385,7 +387,7 @@ final class ConnectionFailover {
         qp.receiveCq.adapterEvent();
         qp.sendCq.locked(() -> {
             qp.sendLog.allDone(CompletionStatus.WR_FLUSH_ERR);
-            qp.release(qp.sendCq);
+            qp.proofs().release(qp.sendCq);
         });
         if (qp.receiveLog != null) {
             qp.receiveCq.locked(() -> {

@@ -108,6 +108,7 @@ final class FailoverQueuePair implements QueuePair {
     /** Its fail-over protocol and how its paths are set up. */
     private final ConnectionFailover moves = new ConnectionFailover(this);
     private final PathSetup setup = new PathSetup(this);
+    private final Proofs proofs = new Proofs(this);
 
     volatile QpState state = QpState.INIT;
     /** Why it went to ERROR, where the layer itself decided (no path left, the peer's BYE, the consumer); null otherwise. */
@@ -125,14 +126,6 @@ final class FailoverQueuePair implements QueuePair {
     /** Message ids: the last this side sent, and the last it received in order. */
     private int sentMessageId;
     volatile int receivedMessageId;
-    /** The last send position a proof was posted for, and the proofs posted and not completed. */
-    long provenPosted = -1;
-    int proofsInFlight;
-    /** Sends and Writes posted since the last proof. */
-    int unproven;
-    /** The last of this side's Sends the peer's headers say it received (piggy-backed), and the last one applied. */
-    private volatile int peerAcked;
-    private int ackApplied;
 
     /** Application depth for adapters whose QPs hold {@code adapterMax}. */
     static int appDepth(int adapterMax) {
@@ -253,6 +246,11 @@ final class FailoverQueuePair implements QueuePair {
         return setup;
     }
 
+    /** What its Sends and Writes wait for before they complete. */
+    Proofs proofs() {
+        return proofs;
+    }
+
     /** Its fail-over protocol (the monitor thread runs it). */
     ConnectionFailover moves() {
         return moves;
@@ -330,16 +328,13 @@ final class FailoverQueuePair implements QueuePair {
                 sentMessageId = messageId;
             }
             if (SendLog.isPayload(request)) {
-                if (unproven++ == 0) {
-                    device.monitor().watch(this);
-                }
-                prove = unproven >= device.config().proofEvery();
+                prove = proofs.posted();
             }
         } finally {
             lock.unlock();
         }
         if (prove) {
-            proveNow();
+            proofs.proveNow();
         }
     }
 
@@ -424,58 +419,6 @@ final class FailoverQueuePair implements QueuePair {
                 throw new InvalidStateException("interrupted while QP " + qpNumber + " waited for its path");
             }
         }
-    }
-
-    /**
-     * Posts a proof covering every Send and Write posted so far, unless one covers them already. A
-     * proof follows at once when none is in flight, so what was sent waits at most about one proof's
-     * round trip; while one is in flight, the next follows after {@link FailoverConfig#proofEvery()}
-     * Sends and Writes, or {@link FailoverConfig#proofAfter()} after the oldest (the monitor's).
-     */
-    void proveNow() {
-        lock.lock();
-        try {
-            long last = sendLog.lastPayload();
-            if (last <= provenPosted || sendPath < 0 || peer == null || migration != null || state == QpState.RESET
-                    || state == QpState.INIT || pathDead[sendPath]) {
-                return;
-            }
-            long covers = sendLog.next() - 1;
-            try {
-                under[sendPath].postSend(new WorkRequest.RdmaRead(PROOF | covers, proofSink, FailoverProtectionDomain.PROOF_SOURCE,
-                        peer.proofStag(), WrFlags.SIGNALED));
-            } catch (RuntimeException e) {
-                return; // the adapter's queue is full or the path failed: a completion or the monitor tries again
-            }
-            provenPosted = covers;
-            proofsInFlight++;
-            unproven = 0;
-            device.faults.reached(FaultPoint.DURING_PROOF);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Proves now when the oldest unproven Send or Write is older than the configured bound; true while some stay unproven. */
-    boolean proveIfOlderThan(long nanosAgo) {
-        boolean due;
-        lock.lock();
-        try {
-            if (sendLog.lastPayload() <= provenPosted) {
-                return false;
-            }
-            long oldest = sendLog.oldestPendingPayloadNanos();
-            if (oldest == 0) {
-                return false;
-            }
-            due = System.nanoTime() - oldest >= nanosAgo;
-        } finally {
-            lock.unlock();
-        }
-        if (due) {
-            proveNow();
-        }
-        return true;
     }
 
     /** A post in ERROR completes at once, flushed (as on an adapter). */
@@ -577,7 +520,7 @@ final class FailoverQueuePair implements QueuePair {
             // the transport failed under this path: its work moves to another path, not to the application
             device.monitor().failover(this, k, q, q.failure().map(f -> f.detail()).orElse("path failed"));
             if ((id & PROOF) != 0 && wc.opcode() != CompletionOpcode.RECV) {
-                proofFailed();
+                proofs.proofFailed();
             }
             return;
         }
@@ -589,7 +532,7 @@ final class FailoverQueuePair implements QueuePair {
         if (wc.opcode() == CompletionOpcode.RECV) {
             receiveCompletion(wc, cq);
         } else {
-            sendCompletion(wc, cq);
+            proofs.sendCompletion(wc, cq);
         }
     }
 
@@ -613,99 +556,6 @@ final class FailoverQueuePair implements QueuePair {
         return r != null && r.incarnation() == peer.incarnation();
     }
 
-    private void proofFailed() {
-        lock.lock();
-        try {
-            proofsInFlight = Math.max(0, proofsInFlight - 1);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * A completion of the adapter's send queue. The adapter completes in posting order, silently where
-     * a request succeeded unsignalled; so every Send or Write before a completed position that has no
-     * outcome yet left the adapter. A proof or a Read that succeeded shows the peer holds them; an error
-     * (a Terminate: the peer refused work, and so got what came before) ends the path with them sent,
-     * as on a plain adapter, while what was still queued comes back flushed, each on its own.
-     */
-    private void sendCompletion(WorkCompletion wc, FirstLevelCq cq) {
-        long id = wc.wrId();
-        boolean ok = wc.status() == CompletionStatus.SUCCESS;
-        boolean proveMore;
-        if ((id & PROOF) != 0) {
-            lock.lock();
-            try {
-                proofsInFlight--;
-            } finally {
-                lock.unlock();
-            }
-            sendLog.payloadsDone(id & ~PROOF, CompletionStatus.SUCCESS, true);
-            proveMore = true;
-        } else {
-            WorkRequest wr = sendLog.request(id);
-            if (wr == null || (ok && SendLog.isPayload(wr))) {
-                return; // a Send or Write that left the adapter: only a proof or the peer's ack says it arrived
-            }
-            if (!ok || wr instanceof WorkRequest.RdmaRead) {
-                sendLog.payloadsDone(id - 1, CompletionStatus.SUCCESS, ok);
-            }
-            sendLog.done(id, wc.status(), wc.vendorError());
-            if (ok && wr instanceof WorkRequest.BindWindow b) {
-                ((FailoverMemoryWindow) b.window()).bound(this, b);
-            } else if (ok && wr instanceof WorkRequest.LocalInvalidate l) {
-                pd.invalidated(l.stag());
-            }
-            proveMore = !ok; // in ERROR a proof completes at once, flushed: it settles what was sent after this
-        }
-        release(cq);
-        if (proveMore) {
-            proveNow();
-        }
-    }
-
-    /**
-     * Applies what the peer's headers acknowledged: its application received our Sends up to
-     * {@link #peerAcked}, so they and every Write before them arrived, with no proof needed (a
-     * ping-pong never waits for one). The send CQ's poll runs it, under that queue's lock.
-     */
-    void applyAcks(FirstLevelCq cq) {
-        int acked = peerAcked;
-        if (acked == ackApplied) {
-            return;
-        }
-        ackApplied = acked;
-        long held = Migration.lastHeld(sendLog, acked);
-        if (held >= 0) {
-            sendLog.payloadsDone(held, CompletionStatus.SUCCESS, true);
-            release(cq);
-            if (sendLog.oldestPendingPayloadNanos() == 0) {
-                lock.lock();
-                try {
-                    unproven = 0; // nothing is waiting for a proof: the next batch counts from here
-                } finally {
-                    lock.unlock();
-                }
-            }
-        }
-    }
-
-    /** Hands the application every outcome now known, in posting order (a successful unsignalled request silently). */
-    void release(FirstLevelCq cq) {
-        long p;
-        while ((p = sendLog.nextKnown()) >= 0) {
-            WorkRequest wr = sendLog.request(p);
-            CompletionStatus s = sendLog.outcome(p);
-            boolean ok = s == CompletionStatus.SUCCESS;
-            if (wr != null && (!ok || config.signalAll() || WrFlags.has(wr.flags(), WrFlags.SIGNALED))) {
-                if (!cq.deliver(this, p, wr.wrId(), s, opcodeOf(wr), ok ? wr.length() : 0, 0, 0, ok ? 0 : sendLog.vendorError(p))) {
-                    overflowed();
-                }
-            }
-            sendLog.handedOver(p);
-        }
-    }
-
     private void receiveCompletion(WorkCompletion wc, FirstLevelCq cq) {
         ReceiveLog log = srq != null ? srq.log() : receiveLog;
         ReceiveRequest r = log.take(wc.wrId());
@@ -720,10 +570,7 @@ final class FailoverQueuePair implements QueuePair {
             long at = ReceiveLog.offset(wc.wrId());
             if (FailoverHeader.present(log.segment(), at)) {
                 receivedMessageId = FailoverHeader.messageId(log.segment(), at);
-                int acked = FailoverHeader.lastAcked(log.segment(), at);
-                if (Integer.compareUnsigned(acked, peerAcked) > 0) {
-                    peerAcked = acked; // the peer received our Sends up to this one: they, and the Writes before them, arrived
-                }
+                proofs.acked(FailoverHeader.lastAcked(log.segment(), at));
             }
         }
         if (!cq.deliver(this, -1, r.wrId(), wc.status(), CompletionOpcode.RECV, length, wc.invalidatedStag(), wc.flags(),
@@ -804,11 +651,11 @@ final class FailoverQueuePair implements QueuePair {
         sendLog.freedUpTo(seq);
     }
 
-    private void overflowed() {
+    void overflowed() {
         modify(QpState.ERROR);
     }
 
-    private static CompletionOpcode opcodeOf(WorkRequest r) {
+    static CompletionOpcode opcodeOf(WorkRequest r) {
         return switch (r) {
             case WorkRequest.RdmaWrite w -> CompletionOpcode.RDMA_WRITE;
             case WorkRequest.RdmaRead rd -> CompletionOpcode.RDMA_READ;
@@ -953,9 +800,7 @@ final class FailoverQueuePair implements QueuePair {
                     connectionId = 0;
                     sentMessageId = 0;
                     receivedMessageId = 0;
-                    provenPosted = sendLog.next() - 1;
-                    proofsInFlight = 0;
-                    unproven = 0;
+                    proofs.reset();
                     sendLog.clear();
                     failure = null;
                     state = QpState.RESET;
@@ -970,7 +815,7 @@ final class FailoverQueuePair implements QueuePair {
                 }
                 case SQD, RTS -> {
                     if (target == QpState.SQD) {
-                        proveNow(); // the drain then completes what was posted: the proof goes in before it
+                        proofs.proveNow(); // the drain then completes what was posted: the proof goes in before it
                     }
                     if (sendPath >= 0) {
                         under[sendPath].modify(target);

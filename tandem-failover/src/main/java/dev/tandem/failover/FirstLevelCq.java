@@ -196,7 +196,7 @@ final class FirstLevelCq implements CompletionQueue {
             if (n < max) {
                 pollThrough();
                 for (FailoverQueuePair qp : senders) {
-                    qp.applyAcks(this);
+                    qp.proofs().applyAcks(this);
                 }
                 n += drain(out, offset + n, max - n);
             }
@@ -347,7 +347,7 @@ final class FirstLevelCq implements CompletionQueue {
      */
     private void proveSenders() {
         for (FailoverQueuePair qp : senders) {
-            qp.proveIfOlderThan(PROOF_DELAY);
+            qp.proofs().proveIfOlderThan(PROOF_DELAY);
         }
     }
 

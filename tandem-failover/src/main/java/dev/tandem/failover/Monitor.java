@@ -165,7 +165,7 @@ final class Monitor {
         }
         long proofAfter = device.config().proofAfter().toNanos();
         for (FailoverQueuePair qp : unproven) {
-            if (!qp.proveIfOlderThan(proofAfter)) {
+            if (!qp.proofs().proveIfOlderThan(proofAfter)) {
                 unproven.remove(qp);
             }
         }
