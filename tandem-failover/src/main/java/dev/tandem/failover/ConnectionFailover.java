@@ -31,6 +31,13 @@ final class ConnectionFailover {
     int reportSeq;
     int migratedSeq;
     private int byeSeq;
+    /**
+     * Per path: when the peer closed it without a BYE (0 while it did not), and why. A peer whose own
+     * work failed ends its QP (its adapter closes the connection) before its layer's BYE goes out over
+     * another path: so such a close fails the path only after {@link FailoverQueuePair#BYE_WAIT}.
+     */
+    private final long[] closedSince;
+    private final String[] closedWithoutBye;
     /** When the peer's newest BYE was first read (0 while none waits to be taken). */
     private long byeSeen;
     /** The peer's latest REPORT: what its proofs showed arrived here (its LAST RELIABLY SENT). */
@@ -42,6 +49,26 @@ final class ConnectionFailover {
 
     ConnectionFailover(FailoverQueuePair qp) {
         this.qp = qp;
+        this.closedSince = new long[qp.under.length];
+        this.closedWithoutBye = new String[qp.under.length];
+    }
+
+    /** Whether path {@code k}'s QP {@code from} was closed by the peer without a BYE less than the wait ago (then it waits). Lock held. */
+    private boolean closedByPeer(int k, QueuePair from, String cause) {
+        if (from.failure().map(QpFailure::kind).orElse(null) != QpFailure.Kind.PEER_CLOSED) {
+            return false;
+        }
+        long now = System.nanoTime();
+        if (closedSince[k] == 0) {
+            closedSince[k] = now;
+            closedWithoutBye[k] = cause;
+        }
+        if (now - closedSince[k] < FailoverQueuePair.BYE_WAIT.toNanos()) {
+            return true;
+        }
+        closedSince[k] = 0;
+        closedWithoutBye[k] = null;
+        return false;
     }
 
     /**
@@ -57,6 +84,9 @@ final class ConnectionFailover {
         try {
             if (!qp.connected() || qp.pathDead[k] || (from != null && from != qp.under[k])) {
                 return;
+            }
+            if (from != null && closedByPeer(k, from, cause)) {
+                return; // its BYE may still come: the peer's application (or its work's error) may have ended the connection
             }
             qp.pathDead[k] = true;
             qp.heartbeatSent.set(k, 0);
@@ -121,6 +151,15 @@ final class ConnectionFailover {
             return;
         }
         Mailbox.Record bye = qp.mailbox.read(Mailbox.BYE);
+        if (bye == null || !newer(bye.seq(), byeSeq)) {
+            for (int k = 0; k < closedWithoutBye.length; k++) {
+                String cause = closedWithoutBye[k];
+                QueuePair q = qp.under[k];
+                if (cause != null && q != null) {
+                    failover(k, q, cause); // no BYE came within the wait: the path is what failed
+                }
+            }
+        }
         if (bye != null && newer(bye.seq(), byeSeq) && bye.incarnation() == qp.peer.incarnation()) {
             long now = System.nanoTime();
             if (byeSeen == 0) {

@@ -106,7 +106,7 @@ final class FailoverQueuePair implements QueuePair {
     final ReentrantLock lock = new ReentrantLock();
     final Condition pathReady = lock.newCondition();
     /** Its fail-over protocol and how its paths are set up. */
-    private final ConnectionFailover moves = new ConnectionFailover(this);
+    private final ConnectionFailover moves;
     private final PathSetup setup = new PathSetup(this);
     private final Proofs proofs = new Proofs(this);
 
@@ -150,6 +150,7 @@ final class FailoverQueuePair implements QueuePair {
         java.util.Arrays.fill(peerOf, -1);
         this.pathDead = new boolean[device.adapterCount()];
         this.heartbeatSent = new AtomicLongArray(device.adapterCount());
+        this.moves = new ConnectionFailover(this);
         this.sendLog = new SendLog(config.sendDepth());
         device.limits.take(ResourceLimits.Kind.QUEUE_PAIR);
         boolean attachedSend = false;
