@@ -50,13 +50,15 @@ class LabFailoverTest {
     }
 
     @Test
-    void switchedAPulledCableAndADeadSwitchLoseNothingAndAKilledPeerEndsTheQp() throws IOException {
+    void switchedAPulledCableADeadSwitchAndAFatalErrorOfEitherNodesAdapterLoseNothingAndAKilledPeerEndsTheQp() throws IOException {
         Lab lab = Lab.up(new LabPlan(prefix, Topology.SWITCHED, 2, 2), ip);
         NodePair p = NodePair.start(lab, HEARTBEAT_MS, MISSES, e -> told.add(e.node() + ": " + e.text()));
         try (p) {
             int moved = failAndHeal(lab, p, "h1.a", 1000, 0);
-            failAndHeal(lab, p, "switch", 2000, moved + 1);
-            assertClean(p.finish(3000, WAIT), 3000);
+            moved = failAndHeal(lab, p, "switch", 2000, moved + 1);
+            moved = fatalAndReset(p, "a", 3000, moved + 1);
+            fatalAndReset(p, "b", 4000, moved + 1);
+            assertClean(p.finish(5000, WAIT), 5000);
             peerKilled(p);
         }
         assertThat(p.anyAlive()).as("node processes left after close").isFalse();
@@ -95,6 +97,30 @@ class LabFailoverTest {
         int restored = p.awaitEvent("a", "PathRestored", migrated, WAIT);
         assertThat(p.events().get(restored).adapter()).as("the healed path on a's adapter %d; told: %s", carrying - 1, told)
                 .isEqualTo(carrying - 1);
+        return migrated;
+    }
+
+    /**
+     * Streams {@code before} messages, then the adapter of {@code node} on the path carrying a's sends gets a
+     * fatal error (a's own adapter, or b's at the other end: paths here pair adapter k with the peer's adapter
+     * k) while a keeps posting; waits for a's MIGRATED, resets the adapter and waits until a's path there is
+     * set up again. Returns the index of the MIGRATED.
+     */
+    private int fatalAndReset(NodePair p, String node, long before, int eventsFrom) {
+        p.sendUpTo(before);
+        p.awaitStreamed(before, WAIT);
+        int carrying = p.carryingAdapterNow(WAIT) - 1;
+        p.sendUpTo(before + 500);
+        p.adapterFails(node, carrying);
+        int migrated = p.awaitEvent("a", "Migrated", eventsFrom, WAIT);
+        assertThat(p.events().get(migrated).adapter()).as("a moved off adapter %d after %s's adapter failed; told: %s", carrying, node, told)
+                .isNotEqualTo(carrying);
+        p.awaitStreamed(before + 500, WAIT);
+        assertThat(p.halves().broken()).as("no error while a path remained; told: %s", told).isFalse();
+        p.adapterReset(node, carrying);
+        int restored = p.awaitEvent("a", "PathRestored", migrated, WAIT);
+        assertThat(p.events().get(restored).adapter()).as("the path on a's adapter %d set up again; told: %s", carrying, told)
+                .isEqualTo(carrying);
         return migrated;
     }
 

@@ -8,6 +8,7 @@ import dev.tandem.failover.check.StreamReceiver;
 import dev.tandem.failover.check.StreamSender;
 import dev.tandem.failover.check.StreamShape;
 import dev.tandem.tools.demo.FailoverNarration;
+import dev.tandem.verbs.AdapterControl;
 import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.ConnectionRequest;
 import dev.tandem.verbs.Listener;
@@ -37,7 +38,8 @@ import java.util.concurrent.locks.LockSupport;
  * listens, and offers its ring in the private data of its accept). It reports on stdout, one JSON object
  * per line ({@link NodeReport}): ready, connected, every fail-over event, and its half of the verdict every
  * {@value #REPORT_EVERY_MS} ms. It takes commands on stdin, one a line: {@code connect IP PORT} and
- * {@code send N} (sender). It exits when stdin closes; every wait is bounded.
+ * {@code send N} (sender), {@code fatal K} (a fatal error of its adapter K) and {@code reset K}. It exits
+ * when stdin closes; every wait is bounded.
  *
  * <p>Usage: {@code LabNode sender NAME DEVICE} or {@code LabNode receiver NAME DEVICE LISTEN_IP}, where
  * DEVICE is a {@code failover://} name.
@@ -168,9 +170,18 @@ public final class LabNode implements AutoCloseable {
         String[] c = command.split(" ");
         if (sending && c.length == 2 && c[0].equals("send")) {
             sender.limit(Long.parseLong(c[1]));
+        } else if (c.length == 2 && c[0].equals("fatal")) {
+            adapter(c[1]).injectFatalError("lab: adapter " + c[1] + " of node " + name + " fails (as a PCI error would)");
+        } else if (c.length == 2 && c[0].equals("reset")) {
+            adapter(c[1]).reset(WAIT);
         } else {
-            throw new IllegalArgumentException("node " + name + " knows no command '" + command + "'; a sender takes 'send N'");
+            throw new IllegalArgumentException("node " + name + " knows no command '" + command
+                    + "'; it takes 'fatal K' and 'reset K' (its adapter K), a sender also 'send N'");
         }
+    }
+
+    private AdapterControl adapter(String k) {
+        return (AdapterControl) device.adapters().get(Integer.parseInt(k));
     }
 
     private void report() {

@@ -194,6 +194,16 @@ public final class NodePair implements AutoCloseable {
         }
     }
 
+    /** Adapter {@code k} of node {@code node} ("a" or "b") gets a fatal error, as a PCI error would give it. */
+    public void adapterFails(String node, int k) {
+        (node.equals("a") ? a : b).send("fatal " + k);
+    }
+
+    /** Adapter {@code k} of node {@code node} is reset after its fatal error (the node waits for it, bounded). */
+    public void adapterReset(String node, int k) {
+        (node.equals("a") ? a : b).send("reset " + k);
+    }
+
     /** Kills b at once (SIGKILL): the peer process dies mid-stream. */
     public void killReceiver() {
         b.kill();
