@@ -226,33 +226,19 @@ public final class FailoverDevice implements RdmaDevice {
      * so that the adapter's reset finds no owner to wait for. The monitor thread runs it.
      */
     void releaseAdapter(int k) {
-        List<AutoCloseable> all;
         synchronized (this) {
             if (released[k] || closed) {
                 return;
             }
             released[k] = true;
-            all = new ArrayList<>(open);
         }
         JoinListener j = joinsIfAny();
         if (j != null) {
             j.release(k);
         }
-        for (AutoCloseable c : all) {
-            if (c instanceof FailoverListener l) {
-                l.release(k);
-            }
-        }
-        for (AutoCloseable c : all) {
-            if (c instanceof FailoverProtectionDomain p) {
-                p.release(k);
-            }
-        }
-        for (AutoCloseable c : all) {
-            if (c instanceof FirstLevelCq q) {
-                q.release(k);
-            }
-        }
+        openOf(FailoverListener.class).forEach(l -> l.release(k));
+        openOf(FailoverProtectionDomain.class).forEach(p -> p.release(k));
+        openOf(FirstLevelCq.class).forEach(q -> q.release(k));
     }
 
     /**
@@ -261,46 +247,24 @@ public final class FailoverDevice implements RdmaDevice {
      * monitor thread runs it.
      */
     void rebuildAdapter(int k) {
-        List<AutoCloseable> all;
         synchronized (this) {
             if (!released[k] || closed) {
                 return;
             }
             released[k] = false;
-            all = new ArrayList<>(open);
         }
-        for (AutoCloseable c : all) {
-            if (c instanceof FirstLevelCq q) {
-                q.rebuild(k);
-            }
-        }
-        for (AutoCloseable c : all) {
-            if (c instanceof FailoverProtectionDomain p) {
-                p.rebuild(k);
-            }
-        }
+        openOf(FirstLevelCq.class).forEach(q -> q.rebuild(k));
+        openOf(FailoverProtectionDomain.class).forEach(p -> p.rebuild(k));
         JoinListener j = joinsIfAny();
         if (j != null) {
             j.rebuild(k);
         }
-        for (AutoCloseable c : all) {
-            if (c instanceof FailoverListener l) {
-                l.rebuild(k);
-            }
-        }
+        openOf(FailoverListener.class).forEach(l -> l.rebuild(k));
     }
 
     /** Adapter {@code k} works again after its link was down: SRQs that left receives posted there are made anew. */
     void linkBack(int k) {
-        List<AutoCloseable> all;
-        synchronized (this) {
-            all = new ArrayList<>(open);
-        }
-        for (AutoCloseable c : all) {
-            if (c instanceof FailoverProtectionDomain p) {
-                p.sharedReceiveQueues().forEach(s -> s.refresh(k));
-            }
-        }
+        openOf(FailoverProtectionDomain.class).forEach(p -> p.sharedReceiveQueues().forEach(s -> s.refresh(k)));
     }
 
     /** Where paths join the connections this device accepts (listening from the first call on). */
@@ -420,11 +384,16 @@ public final class FailoverDevice implements RdmaDevice {
     }
 
     /** The first-level CQs open now (for the monitor's sweep). */
-    synchronized List<FirstLevelCq> firstLevelCqs() {
-        List<FirstLevelCq> l = new ArrayList<>();
+    List<FirstLevelCq> firstLevelCqs() {
+        return openOf(FirstLevelCq.class);
+    }
+
+    /** What is open now of {@code type}, in the order it was opened (a copy: the caller may close some). */
+    private synchronized <T> List<T> openOf(Class<T> type) {
+        List<T> l = new ArrayList<>();
         for (AutoCloseable c : open) {
-            if (c instanceof FirstLevelCq f) {
-                l.add(f);
+            if (type.isInstance(c)) {
+                l.add(type.cast(c));
             }
         }
         return l;
