@@ -1,16 +1,12 @@
 package dev.tandem.failover;
 
+import dev.tandem.verbs.CompletionOpcode;
+import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.QpFailure;
 import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.ReceiveRequest;
-import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkRequest;
-import dev.tandem.verbs.WrFlags;
-import dev.tandem.verbs.CompletionStatus;
-import dev.tandem.verbs.CompletionOpcode;
-
-
 
 /**
  * The fail-over protocol of one connection ({@link Migration} holds one move's progress): a failed path
@@ -382,13 +378,11 @@ final class ConnectionFailover {
             qp.lock.unlock();
         }
         // what the adapters complete (the work that left, flushed what did not) comes first; the rest is flushed here
-        if (qp.proofs().settle()) {
-            long deadline = System.nanoTime() + FailoverQueuePair.BYE_WAIT.toNanos();
-            do {
-                qp.sendCq.adapterEvent();
-            } while (qp.proofs().inFlight() && System.nanoTime() < deadline);
-        }
-        qp.sendCq.adapterEvent();
+        long deadline = System.nanoTime() + FailoverQueuePair.BYE_WAIT.toNanos();
+        boolean settling = qp.proofs().settle();
+        do {
+            qp.sendCq.adapterEvent();
+        } while (settling && qp.proofs().inFlight() && System.nanoTime() < deadline);
         qp.receiveCq.adapterEvent();
         if (qp.reports(qp.firstPath >= 0 ? qp.firstPath : qp.sendPath, dev.tandem.verbs.AsyncEventType.DISCONNECTED)) {
             qp.device.raise(new dev.tandem.verbs.AsyncEvent(dev.tandem.verbs.AsyncEventType.DISCONNECTED, qp,
@@ -486,8 +480,7 @@ final class ConnectionFailover {
         try {
             qp.heartbeatSent.set(k, now);
             try {
-                qp.under[k].postSend(new WorkRequest.RdmaRead(FailoverQueuePair.HEARTBEAT | k,
-                        qp.proofSink, FailoverProtectionDomain.PROOF_SOURCE, qp.peer.proofStag(), WrFlags.SIGNALED));
+                qp.under[k].postSend(qp.readOfProof(FailoverQueuePair.HEARTBEAT | k));
             } catch (RuntimeException e) {
                 qp.heartbeatSent.compareAndSet(k, now, 0); // the path's queue is full or it failed: its failure shows otherwise
                 return;

@@ -3,13 +3,9 @@ package dev.tandem.failover;
 import dev.tandem.provider.ResourceLimits;
 import dev.tandem.provider.Validation;
 import dev.tandem.verbs.Access;
-import dev.tandem.verbs.AsyncEvent;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionStatus;
-import dev.tandem.verbs.ConnectionException;
-import dev.tandem.verbs.ConnectionRejectedException;
-import dev.tandem.verbs.ConnectionRequest;
 import dev.tandem.verbs.DeviceUnavailableException;
 import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.InvalidStateException;
@@ -29,11 +25,8 @@ import dev.tandem.verbs.WrFlags;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.locks.Condition;
@@ -245,6 +238,11 @@ final class FailoverQueuePair implements QueuePair {
     /** How its paths are set up (connect, accept, joins, heals). */
     PathSetup setup() {
         return setup;
+    }
+
+    /** The layer's 8-byte RDMA Read of the peer's proof region (a proof or a heartbeat probe), signalled, with {@code wrId}. */
+    WorkRequest readOfProof(long wrId) {
+        return new WorkRequest.RdmaRead(wrId, proofSink, FailoverProtectionDomain.PROOF_SOURCE, peer.proofStag(), WrFlags.SIGNALED);
     }
 
     /** What its Sends and Writes wait for before they complete. */

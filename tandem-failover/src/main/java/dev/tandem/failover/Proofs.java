@@ -71,8 +71,7 @@ final class Proofs {
             if (k < 0 || qp.under[k] == null) {
                 return false;
             }
-            WorkRequest proof = new WorkRequest.RdmaRead(FailoverQueuePair.PROOF | (qp.sendLog.next() - 1), qp.proofSink,
-                    FailoverProtectionDomain.PROOF_SOURCE, qp.peer.proofStag(), WrFlags.SIGNALED);
+            WorkRequest proof = qp.readOfProof(FailoverQueuePair.PROOF | (qp.sendLog.next() - 1));
             for (int tries = 0; tries < 2; tries++) {
                 try {
                     qp.under[k].postSend(proof);
@@ -123,8 +122,7 @@ final class Proofs {
             }
             long covers = qp.sendLog.next() - 1;
             try {
-                qp.under[qp.sendPath].postSend(new WorkRequest.RdmaRead(FailoverQueuePair.PROOF | covers, qp.proofSink, FailoverProtectionDomain.PROOF_SOURCE,
-                        qp.peer.proofStag(), WrFlags.SIGNALED));
+                qp.under[qp.sendPath].postSend(qp.readOfProof(FailoverQueuePair.PROOF | covers));
             } catch (RuntimeException e) {
                 return; // the adapter's queue is full or the path failed: a completion or the monitor tries again
             }

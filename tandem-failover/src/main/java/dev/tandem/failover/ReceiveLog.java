@@ -7,7 +7,6 @@ import dev.tandem.verbs.Sge;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
