@@ -57,8 +57,8 @@ final class FailoverConnectionRequest implements ConnectionRequest {
             throw new InvalidArgumentException("private data of " + data.length + " bytes exceeds the maximum of " + max
                     + " (DeviceAttributes.maxPrivateData)");
         }
-        under.reject(new Hello(Hello.REJECT, adapter, hello.connectionId(), 0, 0, 0, 0, listener.device().keys().incarnation(), 0, 0,
-                listener.device().config().nodeName(), List.of(), data).encode());
+        under.reject(new Hello(Hello.REJECT, adapter, hello.connectionId(), 0, 0, 0, 0, listener.device().keys().incarnation(), 0,
+                Hello.THIS_PATH, 0, 0, 0, listener.device().config().nodeName(), List.of(), data).encode());
     }
 
     @Override

@@ -52,8 +52,10 @@ public final class FailoverDevice implements RdmaDevice {
     private final DeviceAttributes attributes;
     final ResourceLimits limits;
     private final AsyncEvents events = new AsyncEvents(1024);
-    /** Per adapter: its QP numbers → the fail-over QP they carry. */
-    private final List<Map<Integer, FailoverQueuePair>> routes = new ArrayList<>();
+    /** Per adapter: its QP numbers → the connection and path they carry. */
+    private final List<Map<Integer, Route>> routes = new ArrayList<>();
+    /** The session numbers its connections' peers write into their headers, one per open QP. */
+    private final Sessions sessions = new Sessions();
     /** Adapter resources (QPs, CQs, SRQs) → the fail-over resource they belong to, for events. */
     private final Map<Object, Object> owners = new ConcurrentHashMap<>();
     /** Connections accepted here, by connection id: where the peer's later paths join. */
@@ -187,7 +189,32 @@ public final class FailoverDevice implements RdmaDevice {
         if (!(qp instanceof FailoverQueuePair q) || q.pd().device() != this) {
             throw new InvalidArgumentException("adapterOf: " + qp + " is not a queue pair of " + name);
         }
-        return q.sendPath();
+        return q.sendAdapter();
+    }
+
+    /**
+     * The adapter where {@code qp}'s receives are posted now, where the peer's Sends arrive (moves with each
+     * fail-over; with cross paths it need not be the adapter of its Sends), or -1 while it is not connected.
+     *
+     * @throws InvalidArgumentException when {@code qp} is not a QP of this device
+     */
+    public int receiveAdapterOf(dev.tandem.verbs.QueuePair qp) {
+        if (!(qp instanceof FailoverQueuePair q) || q.pd().device() != this) {
+            throw new InvalidArgumentException("receiveAdapterOf: " + qp + " is not a queue pair of " + name);
+        }
+        return q.receivePathAdapter();
+    }
+
+    /**
+     * How many paths {@code qp}'s connection has when every adapter on both sides works: one from each of
+     * this node's adapters to each of the peer's when switched (cross paths), one per cable when
+     * switchless; 0 before it is connected.
+     */
+    public int pathCount(dev.tandem.verbs.QueuePair qp) {
+        if (!(qp instanceof FailoverQueuePair q) || q.pd().device() != this) {
+            throw new InvalidArgumentException("pathCount: " + qp + " is not a queue pair of " + name);
+        }
+        return q.pathCount();
     }
 
     /** How many of {@code qp}'s paths work now (carrying its work or standing by). */
@@ -262,11 +289,6 @@ public final class FailoverDevice implements RdmaDevice {
         openOf(FailoverListener.class).forEach(l -> l.rebuild(k));
     }
 
-    /** Adapter {@code k} works again after its link was down: SRQs that left receives posted there are made anew. */
-    void linkBack(int k) {
-        openOf(FailoverProtectionDomain.class).forEach(p -> p.sharedReceiveQueues().forEach(s -> s.refresh(k)));
-    }
-
     /** Where paths join the connections this device accepts (listening from the first call on). */
     synchronized JoinListener joins() {
         checkOpen();
@@ -332,17 +354,26 @@ public final class FailoverDevice implements RdmaDevice {
         return cqNumbers.getAndIncrement();
     }
 
-    void route(int adapter, int adapterQpNumber, FailoverQueuePair qp) {
-        routes.get(adapter).put(adapterQpNumber, qp);
+    /** Where an adapter QP's completions and events go: the connection, and which of its paths the QP is. */
+    record Route(FailoverQueuePair qp, Path path) {
+    }
+
+    void route(int adapter, int adapterQpNumber, Route route) {
+        routes.get(adapter).put(adapterQpNumber, route);
     }
 
     void unroute(int adapter, int adapterQpNumber) {
         routes.get(adapter).remove(adapterQpNumber);
     }
 
-    /** The fail-over QP that adapter {@code adapter}'s QP {@code qpNumber} carries, or null (gone, or the layer's own). */
-    FailoverQueuePair routeOf(int adapter, int qpNumber) {
+    /** The connection and path that adapter {@code adapter}'s QP {@code qpNumber} carries, or null (gone, or the layer's own). */
+    Route routeOf(int adapter, int qpNumber) {
         return routes.get(adapter).get(qpNumber);
+    }
+
+    /** The session numbers of its connections. */
+    Sessions sessions() {
+        return sessions;
     }
 
     void own(Object adapterResource, Object failoverResource) {

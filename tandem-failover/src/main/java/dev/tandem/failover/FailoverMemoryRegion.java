@@ -52,6 +52,10 @@ final class FailoverMemoryRegion implements MemoryRegion {
         }
     }
 
+    FailoverDevice failoverDevice() {
+        return pd.failoverDevice();
+    }
+
     /** This region on adapter {@code k}, or null. */
     MemoryRegion under(int k) {
         return under[k];

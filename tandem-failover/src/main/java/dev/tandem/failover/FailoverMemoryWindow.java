@@ -24,6 +24,8 @@ final class FailoverMemoryWindow implements MemoryWindow {
     private int allocated;
     /** The last bind that completed, while the window is valid; null while unbound or invalidated. */
     private volatile Binding binding;
+    /** A move could not bind it again: it is not bound, whatever its adapter window says. */
+    private volatile boolean closedUnderMove;
 
     /** A completed bind: through which QP, of what, and the key it gave. */
     record Binding(FailoverQueuePair qp, MemoryRegion region, long offset, long length, int access, int key) {
@@ -88,6 +90,7 @@ final class FailoverMemoryWindow implements MemoryWindow {
     /** A bind of it through {@code qp} completed: what a fail-over of {@code qp} binds again on the new path. */
     void bound(FailoverQueuePair qp, WorkRequest.BindWindow b) {
         binding = new Binding(qp, b.region(), b.offset(), b.windowLength(), b.access(), b.newKey());
+        closedUnderMove = false;
     }
 
     /** Whether {@code stag} is the STag its last bind gave it. */
@@ -99,6 +102,25 @@ final class FailoverMemoryWindow implements MemoryWindow {
     /** Its STag was invalidated (a Local Invalidate, or the peer's Send with Invalidate): nothing to bind again. */
     void invalidated() {
         binding = null;
+    }
+
+    /** The STag it was allocated under (its index is the window's for good). */
+    int allocatedStag() {
+        return allocated;
+    }
+
+    /** It could not be bound again after a move: it no longer says it is bound, and nothing binds it again. */
+    void lostBinding() {
+        binding = null;
+        closedUnderMove = true;
+    }
+
+    /** A bind of it again through {@code qp} on adapter {@code k} failed: see {@link #lostBinding}. */
+    void reboundFailed(FailoverQueuePair qp, int k) {
+        Binding b = binding;
+        if (b != null && b.qp() == qp && boundOn == k) {
+            lostBinding();
+        }
     }
 
     /**
@@ -141,7 +163,7 @@ final class FailoverMemoryWindow implements MemoryWindow {
     @Override
     public boolean isBound() {
         MemoryWindow w = under[boundOn];
-        return !closed && w != null && w.isBound();
+        return !closed && !closedUnderMove && w != null && w.isBound();
     }
 
     @Override

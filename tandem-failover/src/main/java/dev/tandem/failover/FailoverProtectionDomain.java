@@ -118,6 +118,40 @@ final class FailoverProtectionDomain implements ProtectionDomain {
         return l;
     }
 
+    /**
+     * This session's region under {@code r}'s lkey over the same memory (a region registered by another
+     * device of the node under the same STag, as devices given one STag source do), or null.
+     */
+    synchronized FailoverMemoryRegion twinOf(MemoryRegion r) {
+        for (AutoCloseable c : children) {
+            if (c instanceof FailoverMemoryRegion f && f.lkey() == r.lkey() && f.segment().address() == r.segment().address()
+                    && f.segment().byteSize() == r.segment().byteSize()) {
+                return f;
+            }
+        }
+        return null;
+    }
+
+    /** Whether a region of this session has lkey {@code lkey}. */
+    synchronized boolean holdsLkey(int lkey) {
+        for (AutoCloseable c : children) {
+            if (c instanceof FailoverMemoryRegion f && f.lkey() == lkey) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code stag} names a window of this session (its invalidate goes where the window is bound). */
+    boolean isWindow(int stag) {
+        for (FailoverMemoryWindow w : windows()) {
+            if (dev.tandem.verbs.STag.index(w.allocatedStag()) == dev.tandem.verbs.STag.index(stag)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** An STag of this session was invalidated: a window it named is no longer bound (nothing to bind again after a fail-over). */
     void invalidated(int stag) {
         for (FailoverMemoryWindow w : windows()) {
@@ -175,7 +209,6 @@ final class FailoverProtectionDomain implements ProtectionDomain {
         all.sort((a, b) -> Integer.compare(FailoverDevice.closeOrder(b), FailoverDevice.closeOrder(a)));
         for (AutoCloseable c : all) {
             switch (c) {
-                case FailoverQueuePair q -> q.setup().rebuild(k);
                 case FailoverMemoryWindow w -> w.rebuild(k);
                 case FailoverMemoryRegion r -> r.rebuild(k);
                 case FailoverSharedReceiveQueue s -> s.rebuild(k);

@@ -16,12 +16,12 @@ import java.util.Set;
 /**
  * The {@code failover} scheme: {@code failover://IP+IP[+IP...]?node=NAME&topology=switched|switchless
  * &adapters=iwarp&proofEvery=16&proofAfterUs=1000
- * &heartbeatMs=50&misses=3} opens a {@link FailoverDevice} over one adapter per
+ * &heartbeatMs=50&misses=3&moveTimeoutMs=3000} opens a {@link FailoverDevice} over one adapter per
  * address, each opened as {@code ADAPTERS://IP}; every other option ({@code crc=off}, say) goes to
  * each adapter's name.
  */
 public final class FailoverProvider implements RdmaProvider {
-    private static final Set<String> OWN = Set.of("node", "topology", "adapters", "proofEvery", "proofAfterUs", "heartbeatMs", "misses");
+    private static final Set<String> OWN = Set.of("node", "topology", "adapters", "proofEvery", "proofAfterUs", "heartbeatMs", "misses", "moveTimeoutMs");
 
     /** The provider {@link java.util.ServiceLoader} instantiates. */
     public FailoverProvider() {
@@ -34,7 +34,7 @@ public final class FailoverProvider implements RdmaProvider {
 
     @Override
     public String nameFormat() {
-        return "failover://IP+IP[+IP...]?node=NAME[&topology=switched|switchless&adapters=iwarp&proofEvery=N&proofAfterUs=N&heartbeatMs=N&misses=N"
+        return "failover://IP+IP[+IP...]?node=NAME[&topology=switched|switchless&adapters=iwarp&proofEvery=N&proofAfterUs=N&heartbeatMs=N&misses=N&moveTimeoutMs=N"
                 + "&OPTION=VALUE for each adapter]";
     }
 
@@ -73,6 +73,7 @@ public final class FailoverProvider implements RdmaProvider {
         return new FailoverConfig(node, adapters, topology, name.number("proofEvery", 1, 1 << 20, FailoverConfig.PROOF_EVERY),
                 Duration.ofNanos(1000L * name.number("proofAfterUs", 1, 10_000_000, (int) (FailoverConfig.PROOF_AFTER.toNanos() / 1000))),
                 Duration.ofMillis(name.number("heartbeatMs", 1, 60_000, (int) FailoverConfig.HEARTBEAT.toMillis())),
-                name.number("misses", 1, 1000, FailoverConfig.MISSES));
+                name.number("misses", 1, 1000, FailoverConfig.MISSES),
+                Duration.ofMillis(name.number("moveTimeoutMs", 1, 600_000, (int) FailoverConfig.MOVE_TIMEOUT.toMillis())));
     }
 }

@@ -81,6 +81,7 @@ final class FailoverRas implements AutoCloseable {
     private final Counter sendsReposted;
     private final Counter writesReposted;
     private final Counter staleDropped;
+    private final Counter duplicates;
     private final Counter noPathLeft;
     private final Counter pauseLast;
     private final Counter pauseMax;
@@ -104,7 +105,7 @@ final class FailoverRas implements AutoCloseable {
             }
             names.addAll(List.of("paths down", "paths restored", "reports sent", "reports received", "sessions moved",
                     "receive completions rebuilt", "receives re-posted", "sends re-posted", "writes re-posted",
-                    "stale completions dropped", "no path left", "pause last ns", "pause max ns", "pause total ns"));
+                    "stale completions dropped", "duplicates dropped", "no path left", "pause last ns", "pause max ns", "pause total ns"));
             counters = ResourceRas.allocate(file, CounterType.FAILOVER.id(), this.device, key, names.toArray(String[]::new));
             component = file.trace().component("failover");
         } catch (RuntimeException e) {
@@ -131,6 +132,7 @@ final class FailoverRas implements AutoCloseable {
         sendsReposted = all[i++];
         writesReposted = all[i++];
         staleDropped = all[i++];
+        duplicates = all[i++];
         noPathLeft = all[i++];
         pauseLast = all[i++];
         pauseMax = all[i++];
@@ -232,8 +234,18 @@ final class FailoverRas implements AutoCloseable {
         }
     }
 
+    /** A duplicate message (one the receiver had delivered) was dropped. */
+    void duplicateDropped() {
+        if (!closed) {
+            duplicates.incrementAtomic();
+        }
+    }
+
     /** Records {@code cause} once per distinct wording (its numbers as {@code #}), keeping the first one's text. */
-    private void error(String what, String cause, String where) {
+    void error(String what, String cause, String where) {
+        if (closed) {
+            return;
+        }
         String text = cause == null ? "(no cause given)" : cause;
         file.errorLog().record(device + ": " + what + ": " + distinct(text), where + ": " + text);
     }

@@ -3,7 +3,6 @@ package dev.tandem.failover;
 import dev.tandem.ras.SnapshotSource;
 import dev.tandem.ras.SnapshotWriter;
 import dev.tandem.verbs.QpState;
-import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.RdmaDevice;
 
 import java.util.Comparator;
@@ -26,31 +25,43 @@ final class FailoverSnapshot implements SnapshotSource {
     }
 
     /**
+     * One path of a connection as a dump shows it.
+     *
+     * @param id         the path's id (both sides use it)
+     * @param local      this side's adapter
+     * @param remote     the peer's adapter
+     * @param generation which set-up of the path this is
+     * @param up         set up and not failed
+     * @param adapterQp  its adapter QP's number, -1 while none
+     * @param qpState    its adapter QP's state, null while none
+     * @param downCause  why it failed last, or null
+     */
+    record PathView(int id, int local, int remote, int generation, boolean up, int adapterQp, QpState qpState, String downCause) {
+    }
+
+    /**
      * One connection as a dump shows it (copied by {@link FailoverQueuePair#snapshot()}).
      *
      * @param qpNumber        the application's QP number
      * @param state           the layer's state of the QP
-     * @param connecting      this side connected (it chooses the path of a fail-over), else it accepted
+     * @param connecting      this side connected (it sets the paths up), else it accepted
      * @param connectionId    the id both sides' paths carry, 0 before set-up
      * @param peerNode        the peer's node name, null before set-up
-     * @param sendPath        the adapter Sends take, -1 before set-up
-     * @param receiveAdapter  the adapter receives are posted on
-     * @param under           per adapter, the connection's QP there, or null
-     * @param peerAdapter     per adapter, the peer's adapter at the other end of the path, -1 while none
-     * @param dead            per adapter, whether its path failed (its QP is stale)
+     * @param sendPath        the id of the path Sends take, -1 before set-up
+     * @param receivePath     the id of the path receives are posted on (or whose adapter's SRQ they are in)
+     * @param paths           its paths
      * @param lastSent        the message id of the last Send posted
      * @param lastProvenSent  LAST RELIABLY SENT: the last Send a proof showed the peer holds
      * @param lastReceived    the last message id received in order (LAST RELIABLY RECEIVED)
-     * @param staleDropped    completions of QPs this connection left behind, dropped
-     * @param windowsRebound  windows bound through it that fail-overs bound again on the new path
-     * @param mailSent        sequence number of the last mailbox record (REPORT, MIGRATED, BYE) sent
-     * @param peerReportSeq   sequence number of the peer's last REPORT taken
-     * @param peerMigratedSeq sequence number of the peer's last MIGRATED taken
-     * @param migration       the fail-over in progress, or null
+     * @param staleDropped    completions of QPs (or postings) this connection left behind, dropped
+     * @param duplicates      messages it had delivered already, dropped
+     * @param windowsRebound  windows bound through it that moves bound again on a new path
+     * @param sendMoveSince   since when its Sends wait for the peer's MIGRATED (System.nanoTime), 0 while they do not
+     * @param session         the session number its peer's headers carry
      */
     record Connection(int qpNumber, QpState state, boolean connecting, long connectionId, String peerNode, int sendPath,
-                      int receiveAdapter, QueuePair[] under, int[] peerAdapter, boolean[] dead, int lastSent, int lastProvenSent,
-                      int lastReceived, long staleDropped, int windowsRebound, int mailSent, int peerReportSeq, int peerMigratedSeq, Migration migration) {
+                      int receivePath, List<PathView> paths, int lastSent, int lastProvenSent, int lastReceived, long staleDropped,
+                      long duplicates, int windowsRebound, long sendMoveSince, int session) {
     }
 
     @Override
@@ -86,78 +97,39 @@ final class FailoverSnapshot implements SnapshotSource {
     private static void connection(SnapshotWriter out, Connection c, long now) {
         out.begin("connection", "qp " + c.qpNumber())
                 .field("state", c.state())
-                .field("side", c.connecting() ? "connecting (chooses the path of a fail-over)" : "accepting (follows the peer's path)")
+                .field("side", c.connecting() ? "connecting (sets the paths up)" : "accepting")
                 .field("peer node", c.peerNode() == null ? "none yet" : c.peerNode())
                 .field("connection id", String.format("0x%016x", c.connectionId()))
-                .field("send path", path(c.sendPath()))
-                .field("receive adapter", path(c.receiveAdapter()))
+                .field("session", Integer.toUnsignedString(c.session()))
+                .field("send path", c.sendPath() < 0 ? "none" : String.valueOf(c.sendPath()))
+                .field("receive path", c.receivePath() < 0 ? "none" : String.valueOf(c.receivePath()))
                 .field("last sent msgid", c.lastSent() & 0xFFFF_FFFFL)
                 .field("last reliably sent msgid", c.lastProvenSent() & 0xFFFF_FFFFL)
                 .field("last received msgid", c.lastReceived() & 0xFFFF_FFFFL)
                 .field("stale completions dropped", c.staleDropped())
+                .field("duplicates dropped", c.duplicates())
                 .field("windows bound again", c.windowsRebound())
-                .field("mailbox seq sent", c.mailSent() & 0xFFFF_FFFFL)
-                .field("peer REPORT seq", c.peerReportSeq() & 0xFFFF_FFFFL)
-                .field("peer MIGRATED seq", c.peerMigratedSeq() & 0xFFFF_FFFFL);
-        for (int k = 0; k < c.under().length; k++) {
-            QueuePair q = c.under()[k];
-            out.begin("path", "adapter " + k)
-                    .field("status", status(c, k))
-                    .field("carries", carries(c, k))
-                    .field("adapter qp", q == null ? "none (released)" : String.valueOf(q.qpNumber()))
-                    .field("adapter qp state", q == null ? "none" : q.state().name())
-                    .field("peer adapter", c.peerAdapter()[k] < 0 ? "none" : String.valueOf(c.peerAdapter()[k]))
-                    .end();
-        }
-        Migration m = c.migration();
-        if (m == null) {
-            out.field("fail-over", "none in progress");
-        } else {
-            int to = m.path;
-            out.begin("fail-over", "in progress")
-                    .field("from adapter", m.from)
-                    .field("to adapter", to)
-                    .field("running ns", now - m.startNanos)
-                    .field("phase", phase(m, to))
-                    .field("REPORT sent", yesNo(m.reported))
-                    .field("path agreed", m.agreed ? "yes (the peer's REPORT named it)" : "no")
-                    .field("MIGRATED sent", yesNo(m.movedTo == to))
-                    .field("receive completions rebuilt", m.rebuilt)
-                    .field("receives re-posted", m.receivesReposted)
+                .field("sends", c.sendMoveSince() == 0 ? "flowing" : "waiting for the peer's MIGRATED for " + (now - c.sendMoveSince()) + " ns");
+        for (PathView p : c.paths()) {
+            out.begin("path", String.valueOf(p.id()))
+                    .field("adapter", p.local())
+                    .field("peer adapter", p.remote())
+                    .field("generation", p.generation())
+                    .field("status", p.up() ? "live" : p.downCause() != null ? (p.adapterQp() < 0 ? "dead (failed; its adapter let go of its QP)"
+                            : "dead (failed: its QP is stale)") : "not set up")
+                    .field("carries", carries(c, p.id()))
+                    .field("adapter qp", p.adapterQp() < 0 ? "none" : String.valueOf(p.adapterQp()))
+                    .field("adapter qp state", p.qpState() == null ? "none" : p.qpState().name())
+                    .field("failed because", p.downCause() == null ? "-" : p.downCause())
                     .end();
         }
         out.end();
     }
 
-    /** Where a fail-over stands: which of its messages went and which it waits for. */
-    static String phase(Migration m, int to) {
-        if (m.movedTo == to) {
-            return "MIGRATED sent: waiting for the peer's MIGRATED, then the Sends and Writes it lacks are re-posted";
-        }
-        if (m.reported) {
-            return "REPORT sent: waiting for the peer's REPORT to rebuild and re-post the receives";
-        }
-        return "holding: posts wait, the REPORT is not sent yet";
-    }
-
-    private static String status(Connection c, int k) {
-        if (c.dead()[k]) {
-            return "dead (failed: its QP is stale)";
-        }
-        if (c.under()[k] == null || c.peerAdapter()[k] < 0) {
-            return "not set up";
-        }
-        return "live";
-    }
-
-    private static String carries(Connection c, int k) {
-        boolean sends = k == c.sendPath();
-        boolean receives = k == c.receiveAdapter();
+    private static String carries(Connection c, int id) {
+        boolean sends = id == c.sendPath();
+        boolean receives = id == c.receivePath();
         return sends && receives ? "sends and receives" : sends ? "sends" : receives ? "receives" : "nothing (backup)";
-    }
-
-    private static String path(int k) {
-        return k < 0 ? "none" : "adapter " + k;
     }
 
     private static String yesNo(boolean b) {

@@ -351,6 +351,14 @@ final class FirstLevelCq implements CompletionQueue {
         }
     }
 
+    /**
+     * Moves everything the adapters' CQs hold now into this queue (a move or a connection's end reads
+     * what its failed paths reported before it decides). Lock held ({@link #locked}).
+     */
+    void drain() {
+        pollThrough();
+    }
+
     /** Moves what the adapters' CQs hold into this queue, as the application's completions. Lock held. */
     private void pollThrough() {
         for (int i = 0; i < under.length; i++) {
@@ -377,9 +385,9 @@ final class FirstLevelCq implements CompletionQueue {
                         died = true;
                         break;
                     }
-                    FailoverQueuePair qp = device.routeOf(k, wc.qpNumber());
-                    if (qp != null) {
-                        qp.adapterCompletion(k, wc, this);
+                    FailoverDevice.Route route = device.routeOf(k, wc.qpNumber());
+                    if (route != null) {
+                        route.qp().adapterCompletion(route.path(), wc, this);
                     }
                 }
             } while (m == scratch.length && !died);

@@ -39,12 +39,14 @@ import java.util.List;
  * |                                                               | 28
  * +                  sender's incarnation key                     +
  * |                                                               | 32
- * +---------------+-----------------------------------------------+
- * | recv adapter  |                   reserved                    | 36
- * +---------------+-----------------------------------------------+
+ * +---------------+---------------+-------------------------------+
+ * | recv adapter  | receive path  |    generation of this path    | 36
+ * +---------------+---------------+-------------------------------+
  * |                STag of the sender's mailbox                   | 40
  * +---------------------------------------------------------------+
- * |   node name (name length bytes of UTF-8) ...                  | 44
+ * |     session: what the peer's fail-over headers must carry     | 44
+ * +---------------------------------------------------------------+
+ * |   node name (name length bytes of UTF-8) ...                  | 48
  * +---------------------------------------------------------------+
  * |   per adapter: port (16 bits), address length (8 bits: 4 or  |
  * |   16), address bytes ...                                      |
@@ -62,23 +64,29 @@ import java.util.List;
  * @param qpNumber     the sender's fail-over queue pair number
  * @param incarnation  the sender's incarnation key (every Send's fail-over header carries it)
  * @param recvAdapter  the sender's adapter index where its receives for this connection are posted
- *                     (the peer sends over the path that ends there)
+ * @param receivePath  the id of the path the sender receives on ({@link Paths#id}; the peer sends there), or
+ *                     {@link #THIS_PATH} for the path this hello travels on (whose id the sender cannot know yet)
+ * @param generation   which set-up of this path it is (the connecting side counts them, from 1)
  * @param mailboxStag  STag of the sender's mailbox for this connection (the peer writes REPORT and MIGRATED there)
+ * @param session      the session number the peer's fail-over headers must carry to the sender: unique among the
+ *                     sender's connections, so that an SRQ's buffers tell their connections apart
  * @param node         the sender's node name
  * @param adapters     where the sender's adapters listen, by index (empty in JOIN and REJECT)
  * @param data         the application's private data
  */
 record Hello(int kind, int pathIndex, long connectionId, int proofStag, int ird, int ord, int qpNumber, long incarnation,
-             int recvAdapter, int mailboxStag, String node,
+             int recvAdapter, int receivePath, int generation, int mailboxStag, int session, String node,
              List<InetSocketAddress> adapters, byte[] data) {
     static final int CONNECT = 1;
     static final int JOIN = 2;
     static final int ACCEPT = 3;
     static final int REJECT = 4;
-    static final int VERSION = 1;
+    static final int VERSION = 2;
+    /** {@link #receivePath} of a hello whose sender receives on the path the hello travels on. */
+    static final int THIS_PATH = 0xFF;
     /** Most adapters a hello can name. */
     static final int MAX_ADAPTERS = 8;
-    private static final int FIXED = 44;
+    private static final int FIXED = 48;
 
     Hello {
         adapters = List.copyOf(adapters);
@@ -100,7 +108,8 @@ record Hello(int kind, int pathIndex, long connectionId, int proofStag, int ird,
         b.put((byte) 'T').put((byte) 'F').put((byte) 'O').put((byte) VERSION);
         b.put((byte) kind).put((byte) pathIndex).put((byte) adapters.size()).put((byte) name.length);
         b.putLong(connectionId).putInt(proofStag).putShort((short) ird).putShort((short) ord).putInt(qpNumber);
-        b.putLong(incarnation).put((byte) recvAdapter).put((byte) 0).putShort((short) 0).putInt(mailboxStag);
+        b.putLong(incarnation).put((byte) recvAdapter).put((byte) receivePath).putShort((short) generation).putInt(mailboxStag);
+        b.putInt(session);
         b.put(name);
         for (InetSocketAddress a : adapters) {
             byte[] addr = a.getAddress().getAddress();
@@ -140,8 +149,10 @@ record Hello(int kind, int pathIndex, long connectionId, int proofStag, int ird,
             int qpNumber = b.getInt();
             long incarnation = b.getLong();
             int recvAdapter = b.get() & 0xFF;
-            b.position(b.position() + 3);
+            int receivePath = b.get() & 0xFF;
+            int generation = b.getShort() & 0xFFFF;
             int mailbox = b.getInt();
+            int session = b.getInt();
             byte[] name = new byte[nameLength];
             b.get(name);
             List<InetSocketAddress> adapters = new ArrayList<>(count);
@@ -156,7 +167,8 @@ record Hello(int kind, int pathIndex, long connectionId, int proofStag, int ird,
                 adapters.add(new InetSocketAddress(InetAddress.getByAddress(addr), port));
             }
             byte[] data = Arrays.copyOfRange(bytes, b.position(), bytes.length);
-            return new Hello(kind, pathIndex, connectionId, proof, ird, ord, qpNumber, incarnation, recvAdapter, mailbox, new String(name, StandardCharsets.UTF_8), adapters, data);
+            return new Hello(kind, pathIndex, connectionId, proof, ird, ord, qpNumber, incarnation, recvAdapter, receivePath, generation,
+                    mailbox, session, new String(name, StandardCharsets.UTF_8), adapters, data);
         } catch (java.nio.BufferUnderflowException | UnknownHostException | InvalidArgumentException e) {
             throw new ConnectionException(from + " sent a truncated fail-over hello of " + bytes.length + " bytes: " + e);
         }

@@ -32,8 +32,6 @@ final class Monitor {
     /** How often mailboxes are read while no fail-over runs (one runs: every millisecond): a peer that moved first is followed within it. */
     private static final long MAILBOX = TimeUnit.MILLISECONDS.toNanos(2);
     private static final long BUSY = TimeUnit.MILLISECONDS.toNanos(1);
-    /** A fail-over the peer does not answer within this ends the connection (no path left). */
-    static final long MIGRATION_LIMIT = TimeUnit.SECONDS.toNanos(3);
     private static final Duration PUMP_WAIT = Duration.ofMillis(200);
     private static final System.Logger LOG = System.getLogger("dev.tandem.failover");
     static final int HEAL_MS = 200;
@@ -85,9 +83,9 @@ final class Monitor {
         }
     }
 
-    /** Path {@code k} of {@code qp} failed in its transport (adapter QP {@code from} showed it): the monitor moves the connection. */
-    void failover(FailoverQueuePair qp, int k, QueuePair from, String cause) {
-        submit(() -> qp.moves().failover(k, from, cause));
+    /** Path {@code p} of {@code qp} failed in its transport (adapter QP {@code from} showed it): the monitor moves the connection. */
+    void failover(FailoverQueuePair qp, Path p, QueuePair from, String cause) {
+        submit(() -> qp.moves().failover(p, from, cause));
     }
 
     /** {@code qp} has Sends or Writes no proof covers yet. */
@@ -150,7 +148,7 @@ final class Monitor {
             lastMailbox = now;
             for (FailoverQueuePair qp : connections) {
                 runQuietly(qp.moves()::checkMailbox);
-                runQuietly(() -> qp.moves().migrationTimedOut(now, MIGRATION_LIMIT));
+                runQuietly(() -> qp.moves().moveTimedOut(now));
             }
         }
         long beat = device.config().heartbeat().toNanos();
@@ -160,7 +158,7 @@ final class Monitor {
             boolean slipped = now - lastHeartbeat > 2 * beat;
             lastHeartbeat = now;
             for (FailoverQueuePair qp : connections) {
-                runQuietly(() -> qp.moves().heartbeat(now, slipped));
+                runQuietly(() -> qp.heartbeats().beat(now, slipped));
             }
         }
         long proofAfter = device.config().proofAfter().toNanos();
@@ -246,7 +244,7 @@ final class Monitor {
                     + e.detail();
             device.tell(new FailoverEvent.PathDown(System.nanoTime(), k, cause));
             for (FailoverQueuePair qp : connections) {
-                qp.moves().failover(k, null, cause);
+                runQuietly(() -> qp.moves().adapterDown(k, cause));
             }
             if (type == AsyncEventType.DEVICE_FATAL) {
                 device.releaseAdapter(k);
@@ -256,20 +254,28 @@ final class Monitor {
         if (type == AsyncEventType.PORT_ACTIVE) {
             if (device.usable(k)) {
                 device.rebuildAdapter(k);
-                device.linkBack(k);
                 device.tell(new FailoverEvent.PathUp(System.nanoTime(), k));
                 heal();
             }
             return;
         }
         Object resource = e.resource();
-        Object mine = resource instanceof QueuePair q ? device.routeOf(k, q.qpNumber()) : device.ownerOf(resource);
-        if (mine instanceof FailoverQueuePair qp) {
-            if (failure(type) && qp.brokenPath(k)) {
-                qp.moves().failover(k, (QueuePair) resource, e.detail());
+        FailoverDevice.Route route = resource instanceof QueuePair q ? device.routeOf(k, q.qpNumber()) : null;
+        Object mine = route != null ? route.qp() : device.ownerOf(resource);
+        if (route != null) {
+            FailoverQueuePair qp = route.qp();
+            Path p = route.path();
+            if (!p.holds((QueuePair) resource)) {
+                return; // a QP the path has left since
+            }
+            if (failure(type) && qp.brokenPath(p)) {
+                qp.moves().failover(p, (QueuePair) resource, e.detail());
                 return;
             }
-            if (!qp.reports(k, type)) {
+            if (failure(type) && type != AsyncEventType.DISCONNECTED && qp.carries(p)) {
+                qp.workErrorEvent = type; // the error of the work: the first post after it reports it
+            }
+            if (!qp.reports(p, type)) {
                 return;
             }
         }

@@ -3,6 +3,8 @@ package dev.tandem.failover;
 import dev.tandem.verbs.ConnectionException;
 import dev.tandem.verbs.ConnectionRejectedException;
 import dev.tandem.verbs.ConnectionRequest;
+import dev.tandem.verbs.ConnectionTimeoutException;
+import dev.tandem.verbs.DeviceUnavailableException;
 import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.InvalidStateException;
 import dev.tandem.verbs.QpState;
@@ -15,10 +17,13 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * How a connection's paths are set up: the first path by connect or accept (with the hellos that carry
- * where the other paths join and where each side receives), the other paths joining it (adapter k to
- * adapter k in switchless, the peer's unused adapters in switched), and, after a fault, a path set up
- * again with a fresh QP once its adapter works (the healer thread, from the connecting side).
+ * How a connection's paths are set up. The connecting side sets up the first path (connect, with the
+ * hellos that say where each side receives and where the other paths join), then every other path the
+ * topology has ({@link Paths#expected}: cross paths too when switched), all within the one deadline of
+ * the connect; after a fault it sets a path up again, with a fresh QP and the next generation, once its
+ * adapter works (the healer thread). The accepting side takes the first path and each join, and posts
+ * its receives on its receive path's QP before that path is accepted, so that no Send ever finds it
+ * without a buffer.
  */
 final class PathSetup {
     private static final SecureRandom IDS = new SecureRandom();
@@ -29,23 +34,10 @@ final class PathSetup {
         this.qp = qp;
     }
 
-    /** The first path (on adapter {@code k}) is set up with the peer of {@code theirs}: IRD and ORD are negotiated. */
-    private void firstPathUp(long id, Hello theirs, int k, boolean connecting) {
-        qp.lock.lock();
-        try {
-            qp.connectionId = id;
-            qp.peer = theirs;
-            qp.firstPath = k;
-            qp.connectedActively = connecting;
-            qp.peerOf[k] = theirs.pathIndex();
-            qp.negotiatedOrd = Math.min(qp.config.ord(), theirs.ird());
-            qp.negotiatedIrd = Math.min(qp.config.ird(), theirs.ord());
-        } finally {
-            qp.lock.unlock();
-        }
-    }
-
-    /** Connects: the first path to {@code remote}, then the other paths join it; the peer's hello names where Sends go. */
+    /**
+     * Connects: the first path to {@code remote}, then the other paths join it; returns when the paths
+     * this side sends and receives on are up, within {@code timeout} in all.
+     */
     byte[] connect(InetSocketAddress remote, byte[] privateData, Duration timeout) {
         qp.checkUsable();
         if (remote == null || timeout == null) {
@@ -53,37 +45,86 @@ final class PathSetup {
         }
         byte[] data = privateData == null ? new byte[0] : privateData;
         qp.checkPrivateData(data);
-        if (qp.state != QpState.INIT) {
-            throw new InvalidStateException("connect on QP " + qp.qpNumber + " in state " + qp.state + "; a QP connects from INIT");
-        }
+        long deadline = System.nanoTime() + timeout.toNanos();
         int first = firstAdapterFor(remote.getAddress());
+        boolean switched = qp.device.config().topology() == Topology.SWITCHED;
+        // switched: this side receives on the first path (its adapter is the receive adapter); switchless: on its cable
+        boolean receiveOnFirst = first == qp.receiveAdapter();
+        Path firstPath = new Path(Paths.NONE, first, -1);
+        QueuePair q;
         long id = IDS.nextLong();
-        Hello mine = hello(Hello.CONNECT, first, id, List.of(), data);
+        qp.lock.lock();
+        try {
+            if (qp.state != QpState.INIT) {
+                throw new InvalidStateException("connect on QP " + qp.qpNumber + " in state " + qp.state + "; a QP connects from INIT");
+            }
+            qp.paths.role(true);
+            q = qp.newQp(firstPath);
+            firstPath.generation = 1;
+            if (receiveOnFirst) {
+                qp.postReceivesOn(firstPath);
+            }
+        } finally {
+            qp.lock.unlock();
+        }
+        int receivePath = receiveOnFirst ? Hello.THIS_PATH : Paths.id(qp.receiveAdapter(), qp.receiveAdapter());
+        Hello mine = hello(Hello.CONNECT, first, 1, receivePath, id, List.of(), data);
         byte[] reply;
         try {
-            reply = qp.under[first].connect(remote, mine.encode(), timeout);
+            reply = q.connect(remote, mine.encode(), left(deadline, timeout));
         } catch (ConnectionRejectedException e) {
+            dropFirst(firstPath);
             Hello no = Hello.decode(e.privateData(), "peer " + remote);
             throw new ConnectionRejectedException(e.getMessage(), no.data());
+        } catch (RuntimeException e) {
+            dropFirst(firstPath);
+            throw e;
         }
         Hello theirs;
         try {
             theirs = Hello.decode(reply, "peer " + remote);
         } catch (ConnectionException e) {
-            qp.under[first].disconnect();
+            q.disconnect();
+            dropFirst(firstPath);
             throw e;
         }
-        firstPathUp(id, theirs, first, true);
-        joinOtherPaths(theirs, first, timeout);
         qp.lock.lock();
         try {
-            int path = qp.pathTo(theirs.recvAdapter());
-            if (path < 0) {
-                qp.disconnectAll();
-                throw new ConnectionException("no path of " + qp.device.name() + " reaches adapter " + theirs.recvAdapter() + " of node "
-                        + theirs.node() + ", where the peer receives this connection");
+            int firstId = Paths.id(first, theirs.pathIndex());
+            qp.paths.register(firstPath, firstId, theirs.pathIndex());
+            firstPath.up = true;
+            qp.connectionId = id;
+            qp.peer = theirs;
+            qp.firstPath = firstId;
+            qp.negotiatedOrd = Math.min(qp.config.ord(), theirs.ird());
+            qp.negotiatedIrd = Math.min(qp.config.ird(), theirs.ord());
+            qp.paths.receive = receiveOnFirst ? firstId : receivePath;
+            qp.paths.send = theirs.receivePath() == Hello.THIS_PATH ? firstId : theirs.receivePath();
+        } finally {
+            qp.lock.unlock();
+        }
+        for (int path : Paths.expected(qp.device.config().topology(), qp.device.adapterCount(), theirs.adapters().size())) {
+            if (path != qp.firstPath) {
+                join(path, deadline, timeout);
             }
-            qp.sendPath = path;
+        }
+        qp.lock.lock();
+        try {
+            Path in = qp.paths.receivePath();
+            Path out = qp.paths.sendPath();
+            if (in == null || !in.up || out == null || !out.up) {
+                String which = in == null || !in.up ? "this side receives on, " + qp.paths.describe(qp.paths.receive)
+                        : "the peer receives on, " + qp.paths.describe(qp.paths.send);
+                qp.disconnectAll();
+                for (Path p : qp.paths.all()) {
+                    qp.dropQp(p);
+                }
+                qp.paths.clear();
+                qp.peer = null;
+                qp.connectionId = 0;
+                throw new ConnectionException("no path of " + qp.device.name() + " to node " + theirs.node() + " could be set up where "
+                        + which + (switched ? "" : " (switchless: adapter k reaches the peer's adapter k only)"));
+            }
             qp.state = QpState.RTS;
             qp.pathReady.signalAll();
         } finally {
@@ -93,15 +134,32 @@ final class PathSetup {
         return theirs.data();
     }
 
-    /** The first path's adapter: the one cabled to {@code remote} (switchless), else this QP's receive adapter. */
+    private void dropFirst(Path firstPath) {
+        qp.lock.lock();
+        try {
+            qp.dropQp(firstPath);
+        } finally {
+            qp.lock.unlock();
+        }
+    }
+
+    private static Duration left(long deadline, Duration timeout) {
+        long nanos = deadline - System.nanoTime();
+        if (nanos <= 0) {
+            throw new ConnectionTimeoutException("connect did not finish within " + timeout.toMillis() + " ms");
+        }
+        return Duration.ofNanos(nanos);
+    }
+
+    /** The first path's adapter: this QP's receive adapter (switched), else the one cabled to {@code remote} (switchless). */
     private int firstAdapterFor(InetAddress remote) {
-        if (qp.device.config().topology() == Topology.SWITCHED && qp.under[qp.recvAdapter] != null) {
-            return qp.recvAdapter;
+        if (qp.device.config().topology() == Topology.SWITCHED && qp.canHoldQp(qp.receiveAdapter())) {
+            return qp.receiveAdapter();
         }
         int best = -1;
         int bestBits = -1;
-        for (int k = 0; k < qp.under.length; k++) {
-            if (qp.under[k] != null) {
+        for (int k = 0; k < qp.device.adapterCount(); k++) {
+            if (qp.canHoldQp(k)) {
                 int bits = commonPrefixBits(qp.device.address(k), remote);
                 if (bits > bestBits) {
                     best = k;
@@ -110,7 +168,7 @@ final class PathSetup {
             }
         }
         if (best < 0) {
-            throw new dev.tandem.verbs.DeviceUnavailableException("no adapter of " + qp.device.name() + " can carry work");
+            throw new DeviceUnavailableException("no adapter of " + qp.device.name() + " can carry work");
         }
         return best;
     }
@@ -132,210 +190,251 @@ final class PathSetup {
         return bits;
     }
 
-    /** Sets up a path on every other adapter: to adapter k of the peer (switchless), else to the peer's adapters not yet used. */
-    private void joinOtherPaths(Hello theirs, int first, Duration timeout) {
-        boolean[] used = new boolean[Math.max(theirs.adapters().size(), 1)];
-        if (theirs.pathIndex() < used.length) {
-            used[theirs.pathIndex()] = true;
+    /**
+     * Sets path {@code id} up (again) from this, the connecting side, with a fresh QP and the next
+     * generation; true when it is up. What waited for it (receives on the receive path, requests on the
+     * send path) is posted once it is.
+     */
+    private boolean join(int id, long deadline, Duration timeout) {
+        Hello peer = qp.peer;
+        int c = Paths.connectingEnd(id);
+        int s = Paths.acceptingEnd(id);
+        if (peer == null || !qp.canHoldQp(c) || s >= peer.adapters().size()) {
+            return false;
         }
-        for (int k = 0; k < qp.under.length; k++) {
-            if (k == first || qp.under[k] == null) {
-                continue;
+        Path p;
+        QueuePair q;
+        boolean again;
+        qp.lock.lock();
+        try {
+            p = qp.paths.ensure(id);
+            if (p.up || qp.closed) {
+                return p.up;
             }
-            int target = -1;
-            if (qp.device.config().topology() == Topology.SWITCHLESS) {
-                target = k < theirs.adapters().size() ? k : -1;
-            } else {
-                for (int r = 0; r < theirs.adapters().size(); r++) {
-                    if (!used[r]) {
-                        target = r;
-                        break;
-                    }
-                }
+            again = p.generation > 0;
+            if (p.qp != null) {
+                qp.dropQp(p);
             }
-            if (target < 0 || target == theirs.pathIndex()) {
-                continue;
+            p.generation = p.generation % 0xFFFF + 1; // 16 bits in a hello, never 0
+            p.freshSetUp();
+            q = qp.newQp(p);
+            if (id == qp.paths.receive && !qp.moves().receivesMoving()) {
+                qp.postReceivesOn(p); // the receives wait for this path (switchless: this side's cable)
             }
-            used[target] = true;
+        } finally {
+            qp.lock.unlock();
+        }
+        try {
+            Duration wait = left(deadline, timeout);
+            byte[] reply = q.connect(peer.adapters().get(s), hello(Hello.JOIN, c, p.generation, Hello.THIS_PATH, qp.connectionId,
+                    List.of(), new byte[0]).encode(), wait);
+            Hello.decode(reply, "peer adapter " + s);
+        } catch (RuntimeException e) {
+            qp.lock.lock();
             try {
-                byte[] reply = qp.under[k].connect(theirs.adapters().get(target), hello(Hello.JOIN, k, qp.connectionId, List.of(), new byte[0]).encode(),
-                        timeout);
-                Hello ok = Hello.decode(reply, "peer adapter " + target);
-                qp.lock.lock();
-                try {
-                    qp.peerOf[k] = ok.pathIndex();
-                } finally {
-                    qp.lock.unlock();
+                if (p.qp == q) {
+                    qp.dropQp(p);
                 }
-            } catch (RuntimeException e) {
-                System.getLogger("dev.tandem.failover").log(System.Logger.Level.WARNING, qp.device.name() + " QP " + qp.qpNumber
-                        + ": no path from adapter " + k + " to adapter " + target + " of " + theirs.node() + ": " + e.getMessage());
+            } finally {
+                qp.lock.unlock();
             }
+            return false;
         }
+        qp.lock.lock();
+        try {
+            if (p.qp != q || qp.closed) {
+                return false;
+            }
+            p.up = true;
+            p.freshSetUp();
+            pathUp(p);
+        } finally {
+            qp.lock.unlock();
+        }
+        if (again) {
+            qp.device.tell(new FailoverEvent.PathRestored(System.nanoTime(), qp.qpNumber, p.local));
+        }
+        return true;
     }
 
-    /** Accepts the first path of a connection, which arrived on adapter {@code k}. */
+    /** Path {@code p} is up: what waited for it goes now (the receives on the receive path, the requests on the send path). Lock held. */
+    private void pathUp(Path p) {
+        if (p.id == qp.paths.receive && qp.state != QpState.ERROR && !qp.moves().receivesMoving()) {
+            qp.postReceivesOn(p);
+        }
+        if (p.id == qp.paths.send && qp.state != QpState.ERROR && !qp.moves().sendMoving()) {
+            qp.postPending();
+        }
+        qp.pathReady.signalAll();
+    }
+
+    /**
+     * Accepts the first path of a connection, which arrived on adapter {@code k}: this side receives on the
+     * path from the peer's receive adapter to its own (switched: a cross path if need be), or on its cable
+     * (switchless), and posts its receives there before that path is accepted.
+     */
     void acceptFirst(int k, ConnectionRequest request, Hello theirs, byte[] privateData, List<InetSocketAddress> listening) {
         qp.checkUsable();
         byte[] data = privateData == null ? new byte[0] : privateData;
         qp.checkPrivateData(data);
-        if (qp.state != QpState.INIT) {
-            throw new InvalidStateException("accept onto QP " + qp.qpNumber + " in state " + qp.state + "; a QP accepts from INIT");
+        boolean switched = qp.device.config().topology() == Topology.SWITCHED;
+        int firstId = Paths.id(theirs.pathIndex(), k);
+        int receive = switched ? Paths.id(theirs.recvAdapter(), qp.receiveAdapter()) : Paths.id(qp.receiveAdapter(), qp.receiveAdapter());
+        Path p;
+        qp.lock.lock();
+        try {
+            if (qp.state != QpState.INIT) {
+                throw new InvalidStateException("accept onto QP " + qp.qpNumber + " in state " + qp.state + "; a QP accepts from INIT");
+            }
+            if (!qp.canHoldQp(k)) {
+                throw new InvalidStateException("QP " + qp.qpNumber + " cannot hold a path on adapter " + k + " where the request arrived");
+            }
+            qp.paths.role(false);
+            qp.connectionId = theirs.connectionId();
+            qp.peer = theirs;
+            qp.firstPath = firstId;
+            qp.negotiatedOrd = Math.min(qp.config.ord(), theirs.ird());
+            qp.negotiatedIrd = Math.min(qp.config.ird(), theirs.ord());
+            qp.paths.receive = receive;
+            qp.paths.send = theirs.receivePath() == Hello.THIS_PATH ? firstId : theirs.receivePath();
+            p = qp.paths.ensure(firstId);
+            p.generation = theirs.generation();
+            qp.newQp(p);
+            if (firstId == receive) {
+                qp.postReceivesOn(p);
+            }
+        } finally {
+            qp.lock.unlock();
         }
-        if (qp.under[k] == null) {
-            throw new InvalidStateException("QP " + qp.qpNumber + " has no queue pair on adapter " + k + " where the request arrived");
-        }
-        firstPathUp(theirs.connectionId(), theirs, k, false);
         qp.device.connected(qp.connectionId, qp);
         try {
-            request.accept(qp.under[k], hello(Hello.ACCEPT, k, qp.connectionId, listening, data).encode());
+            request.accept(p.qp, hello(Hello.ACCEPT, k, p.generation, receive, qp.connectionId, listening, data).encode());
         } catch (RuntimeException e) {
             qp.device.disconnected(qp.connectionId);
+            qp.lock.lock();
+            try {
+                qp.dropQp(p);
+                qp.paths.clear();
+                qp.peer = null;
+                qp.connectionId = 0;
+            } finally {
+                qp.lock.unlock();
+            }
             throw e;
         }
         qp.lock.lock();
         try {
+            p.up = true;
             qp.state = QpState.RTS;
-            if (qp.peerOf[k] == theirs.recvAdapter()) {
-                qp.sendPath = k;
-            }
-            qp.pathReady.signalAll();
+            pathUp(p);
         } finally {
             qp.lock.unlock();
         }
         qp.device.monitor().connected(qp);
     }
 
-    /** The peer set up another path of this connection, arriving on adapter {@code k}. */
+    /**
+     * The peer sets up path {@code id} of this connection (the first time, or again with a newer generation
+     * after it failed), arriving on adapter {@code k}. Refused while this side still has that path up: the
+     * peer tries again once this side, too, found it failed.
+     */
     void acceptJoin(int k, ConnectionRequest request, Hello theirs) {
-        QueuePair q = qp.under[k];
-        if (q != null && q.state() != QpState.INIT && qp.pathDead[k]) {
-            q = renew(k); // the path failed before: a fresh QP takes the peer's new attempt
-        }
-        if (q == null || q.state() != QpState.INIT) {
-            request.reject(hello(Hello.REJECT, k, theirs.connectionId(), List.of(), new byte[0]).encode());
-            return;
-        }
-        request.accept(q, hello(Hello.ACCEPT, k, theirs.connectionId(), List.of(), new byte[0]).encode());
-        boolean restored = qp.pathDead[k];
-        if (restored) {
-            qp.device.tell(new FailoverEvent.PathRestored(System.nanoTime(), qp.qpNumber, k));
-        }
+        int id = Paths.id(theirs.pathIndex(), k);
+        Path p;
+        boolean again;
         qp.lock.lock();
         try {
-            qp.pathDead[k] = false;
-            qp.heartbeatSent.set(k, 0);
-            qp.peerOf[k] = theirs.pathIndex();
-            if (qp.sendPath < 0 && qp.peer != null && qp.peerOf[k] == qp.peer.recvAdapter()) {
-                qp.sendPath = k;
+            p = qp.paths.ensure(id);
+            if (qp.peer == null || qp.closed || qp.state == QpState.ERROR || p.up || !qp.canHoldQp(k)
+                    || theirs.generation() == p.generation) {
+                p = null;
+                again = false;
+            } else {
+                again = p.generation > 0;
+                if (p.qp != null) {
+                    qp.dropQp(p); // the set-up that failed before: its late completions are dropped
+                }
+                p.generation = theirs.generation();
+                p.freshSetUp();
+                qp.newQp(p);
+                if (id == qp.paths.receive && !qp.moves().receivesMoving()) {
+                    qp.postReceivesOn(p); // the receives wait for this path: posted before the peer can send there
+                }
             }
-            qp.pathReady.signalAll();
         } finally {
             qp.lock.unlock();
         }
-    }
-
-    /** The hello of this side for a path on adapter {@code k}. */
-    Hello hello(int kind, int k, long id, List<InetSocketAddress> listening, byte[] data) {
-        return new Hello(kind, k, id, qp.pd.proofRegion().rkey(), qp.config.ird(), qp.config.ord(), qp.qpNumber, qp.device.keys().incarnation(),
-                qp.recvAdapter, qp.mailbox.stag(), qp.device.config().nodeName(), listening, data);
-    }
-
-    /**
-     * Sets up again, from the side that connected, each path that failed and whose adapter works again
-     * (the peer's side of it may still be down: then the attempt fails and the next round tries again).
-     * The healer thread runs it; a path set up joins the backups.
-     */
-    void rejoin(Duration timeout) {
-        if (!qp.connected() || !qp.connectedActively || qp.migration != null) {
+        if (p == null) {
+            request.reject(hello(Hello.REJECT, k, 0, Hello.THIS_PATH, theirs.connectionId(), List.of(), new byte[0]).encode());
             return;
         }
-        for (int k = 0; k < qp.under.length; k++) {
-            QueuePair q = qp.under[k];
-            int target = qp.peerOf[k];
-            if (!qp.pathDead[k] || q == null || !qp.device.usable(k) || target < 0 || target >= qp.peer.adapters().size()) {
-                continue;
-            }
-            if (q.state() != QpState.INIT) {
-                q = renew(k);
-                if (q == null) {
-                    continue;
-                }
-            }
+        QueuePair q = p.qp;
+        try {
+            request.accept(q, hello(Hello.ACCEPT, k, p.generation, qp.paths.receive, theirs.connectionId(), List.of(), new byte[0]).encode());
+        } catch (RuntimeException e) {
+            qp.lock.lock();
             try {
-                byte[] reply = q.connect(qp.peer.adapters().get(target), hello(Hello.JOIN, k, qp.connectionId, List.of(), new byte[0]).encode(),
-                        timeout);
-                Hello ok = Hello.decode(reply, "peer adapter " + target);
-                qp.lock.lock();
-                try {
-                    qp.peerOf[k] = ok.pathIndex();
-                    qp.heartbeatSent.set(k, 0);
-                    qp.pathDead[k] = false;
-                } finally {
-                    qp.lock.unlock();
+                if (p.qp == q) {
+                    qp.dropQp(p);
                 }
-                qp.device.tell(new FailoverEvent.PathRestored(System.nanoTime(), qp.qpNumber, k));
-            } catch (RuntimeException e) {
-                // the peer's side is not back yet: the next round tries again
+            } finally {
+                qp.lock.unlock();
             }
+            return;
         }
-    }
-
-    /**
-     * A fresh QP on adapter {@code k} in place of the one its failed path left: the old one's late
-     * completions then carry a QP number no longer routed here, and are dropped. Null when the adapter
-     * refuses one.
-     */
-    private QueuePair renew(int k) {
         qp.lock.lock();
         try {
-            QueuePair old = qp.under[k];
-            if (old != null) {
-                qp.device.unroute(k, old.qpNumber());
-                Quietly.close(old); // it failed with its path
-            }
-            qp.under[k] = null;
-            try {
-                qp.under[k] = qp.pd.under(k).createQueuePair(qp.adapterConfig(k));
-            } catch (RuntimeException e) {
-                return null;
-            }
-            qp.device.route(k, qp.under[k].qpNumber(), qp);
-            return qp.under[k];
-        } finally {
-            qp.lock.unlock();
-        }
-    }
-
-    /** Adapter {@code k} is back: this connection gets a QP there again, in INIT, for its path to be set up again. */
-    void rebuild(int k) {
-        qp.lock.lock();
-        try {
-            if (qp.closed || qp.under[k] != null || qp.pd.under(k) == null || qp.sendCq.under(k) == null || qp.receiveCq.under(k) == null) {
+            if (p.qp != q) {
                 return;
             }
-            qp.under[k] = qp.pd.under(k).createQueuePair(qp.adapterConfig(k));
-            qp.device.route(k, qp.under[k].qpNumber(), qp);
+            p.up = true;
+            p.freshSetUp();
+            pathUp(p);
         } finally {
             qp.lock.unlock();
+        }
+        if (again) {
+            qp.device.tell(new FailoverEvent.PathRestored(System.nanoTime(), qp.qpNumber, p.local));
         }
     }
 
-    /** Adapter {@code k} failed: this connection's QP there goes (its path is dead already, or was never set up). */
+    /** The hello of this side for a path on adapter {@code k} ({@code generation} of its set-up). */
+    Hello hello(int kind, int k, int generation, int receivePath, long id, List<InetSocketAddress> listening, byte[] data) {
+        return new Hello(kind, k, id, qp.pd.proofRegion().rkey(), qp.config.ird(), qp.config.ord(), qp.qpNumber, qp.device.keys().incarnation(),
+                qp.receiveAdapter(), receivePath, generation, qp.mailbox.stag(), qp.session(), qp.device.config().nodeName(), listening, data);
+    }
+
+    /**
+     * Sets up again, from the side that connected, each path the topology has that is not up and whose
+     * adapter works (the peer's side of it may still be down: then the attempt fails and the next round
+     * tries again). The healer thread runs it; a path set up joins the backups.
+     */
+    void rejoin(Duration timeout) {
+        Hello peer = qp.peer;
+        if (!qp.connected() || !qp.paths.connecting() || peer == null) {
+            return;
+        }
+        for (int id : Paths.expected(qp.device.config().topology(), qp.device.adapterCount(), peer.adapters().size())) {
+            Path p = qp.paths.get(id);
+            if (p != null && p.up) {
+                continue;
+            }
+            if (!qp.canHoldQp(Paths.connectingEnd(id))) {
+                continue;
+            }
+            join(id, System.nanoTime() + timeout.toNanos(), timeout);
+        }
+    }
+
+    /** Adapter {@code k} failed: this connection's QPs there go (their paths failed with it, or never carried). */
     void release(int k) {
-        QueuePair q;
         qp.lock.lock();
         try {
-            q = qp.under[k];
-            qp.under[k] = null;
-            qp.pathDead[k] = true;
-            qp.heartbeatSent.set(k, 0);
+            for (Path p : qp.paths.on(k)) {
+                qp.dropQp(p);
+            }
         } finally {
             qp.lock.unlock();
-        }
-        if (q != null) {
-            qp.device.unroute(k, q.qpNumber());
-            Quietly.close(q);
         }
     }
 }

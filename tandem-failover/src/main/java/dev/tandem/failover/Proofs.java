@@ -2,7 +2,9 @@ package dev.tandem.failover;
 
 import dev.tandem.verbs.AsyncErrorException;
 import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.QpFailure;
 import dev.tandem.verbs.QpState;
+import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.WorkCompletion;
 import dev.tandem.verbs.WorkRequest;
 import dev.tandem.verbs.WrFlags;
@@ -11,11 +13,17 @@ import dev.tandem.verbs.WrFlags;
  * Proof before completion, for one connection: its Sends and Writes go to the adapter unsignalled
  * and complete for the application only when something shows the peer holds them: the peer's
  * acknowledgement in the header of its next Send, a proof (an RDMA Read of the peer's proof region
- * posted behind them), or a later Read of the application's that completed. It decides when a proof
- * goes, takes the adapter's send completions, and hands the application every outcome known, in
- * posting order. The QP's lock guards what it counts.
+ * posted behind them), or a later Read of the application's that completed. Ahead of each proof (and
+ * of each Read of the application's) that covers Sends, an arrival mark tells the peer where they end
+ * ({@link Mailbox#mark}): so the peer can rebuild, from its buffers alone, every Send this side was
+ * told had arrived, even when no path is left to ask. It decides when a proof goes, takes the
+ * adapter's send completions, and hands the application every outcome known, in posting order. The
+ * QP's lock guards what it counts.
  */
 final class Proofs {
+    /** The low bits of an arrival mark's work request id (under {@link FailoverQueuePair#CONTROL}). */
+    static final long MARK = 0x200;
+
     private final FailoverQueuePair qp;
     /** The last send position a proof was posted for, and the proofs posted and not completed. */
     private long provenPosted = -1;
@@ -25,6 +33,8 @@ final class Proofs {
     /** The last of this side's Sends the peer's headers say it received (piggy-backed), and the last one applied. */
     private volatile int peerAcked;
     private int ackApplied;
+    /** The message id the last arrival mark carried. */
+    private int marked;
 
     Proofs(FailoverQueuePair qp) {
         this.qp = qp;
@@ -46,7 +56,7 @@ final class Proofs {
     }
 
     /**
-     * A fail-over moved the connection: what the peer holds was settled up to {@code held}; the
+     * A move took the Sends to a new path: what the peer holds was settled up to {@code held}; the
      * {@code reposted} Sends and Writes wait for a proof on the new path. Unless the path stayed
      * ({@code inPlace}): then the proofs in flight there still count. Lock held.
      */
@@ -59,22 +69,23 @@ final class Proofs {
     }
 
     /**
-     * The connection ended (its QPs are in ERROR): a proof posted behind everything on the send path
-     * completes flushed at once, after whatever the adapter flushes of what it still held, and so
-     * settles the Sends and Writes that had left the adapter as sent, as a plain adapter completes
+     * The peer ended the connection (its BYE; the QPs are in ERROR): a proof posted behind everything on
+     * the send path completes flushed at once, after whatever the adapter flushes of what it still held,
+     * and so settles the Sends and Writes that had left the adapter as sent, as a plain adapter completes
      * them. False when there is no path to post it on.
      */
     boolean settle() {
         qp.lock.lock();
         try {
-            int k = qp.sendPath;
-            if (k < 0 || qp.under[k] == null) {
+            Path p = qp.paths.sendPath();
+            QueuePair q = p == null ? null : p.qp;
+            if (q == null) {
                 return false;
             }
             WorkRequest proof = qp.readOfProof(FailoverQueuePair.PROOF | (qp.sendLog.next() - 1));
             for (int tries = 0; tries < 2; tries++) {
                 try {
-                    qp.under[k].postSend(proof);
+                    q.postSend(proof);
                     proofsInFlight++;
                     return true;
                 } catch (AsyncErrorException e) {
@@ -104,6 +115,9 @@ final class Proofs {
         provenPosted = qp.sendLog.next() - 1;
         proofsInFlight = 0;
         unproven = 0;
+        marked = 0;
+        peerAcked = 0;
+        ackApplied = 0;
     }
 
     /**
@@ -116,13 +130,15 @@ final class Proofs {
         qp.lock.lock();
         try {
             long last = qp.sendLog.lastPayload();
-            if (last <= provenPosted || qp.sendPath < 0 || qp.peer == null || qp.migration != null || qp.state == QpState.RESET
-                    || qp.state == QpState.INIT || qp.pathDead[qp.sendPath]) {
+            Path p = qp.paths.sendPath();
+            if (last <= provenPosted || p == null || !p.up || qp.peer == null || qp.moves().sendMoving() || qp.state == QpState.RESET
+                    || qp.state == QpState.INIT || qp.state == QpState.ERROR || qp.sendLog.unsentFrom(qp.sendLog.released()) >= 0) {
                 return;
             }
             long covers = qp.sendLog.next() - 1;
             try {
-                qp.under[qp.sendPath].postSend(qp.readOfProof(FailoverQueuePair.PROOF | covers));
+                mark(p);
+                p.qp.postSend(qp.readOfProof(FailoverQueuePair.PROOF | covers));
             } catch (RuntimeException e) {
                 return; // the adapter's queue is full or the path failed: a completion or the monitor tries again
             }
@@ -133,6 +149,32 @@ final class Proofs {
         } finally {
             qp.lock.unlock();
         }
+    }
+
+    /**
+     * Before an application's Read (which proves what came before it when it completes): the arrival mark
+     * of the Sends before it, if they are all on the send path's wire. Lock held.
+     */
+    void markBeforeRead() {
+        Path p = qp.paths.sendPath();
+        if (p == null || !p.up || qp.moves().sendMoving() || qp.sendLog.unsentFrom(qp.sendLog.released()) >= 0) {
+            return;
+        }
+        try {
+            mark(p);
+        } catch (RuntimeException e) {
+            // the path is failing: its failure moves the connection, and the next proof marks
+        }
+    }
+
+    /** Posts on {@code p} the arrival mark of every Send posted so far, unless the last mark carried it already. Lock held. */
+    private void mark(Path p) {
+        int id = qp.sentMessageId();
+        if (id == marked || id == 0) {
+            return;
+        }
+        p.qp.postSend(qp.mailbox.mark(id, qp.peerMarkKey(), qp.peer.mailboxStag(), FailoverQueuePair.CONTROL | MARK));
+        marked = id;
     }
 
     /** Proves now when the oldest unproven Send or Write is older than the configured bound; true while some stay unproven. */
@@ -167,45 +209,68 @@ final class Proofs {
     }
 
     /**
-     * A completion of the adapter's send queue. The adapter completes in posting order, silently where
-     * a request succeeded unsignalled; so every Send or Write before a completed position that has no
-     * outcome yet left the adapter. A proof or a Read that succeeded shows the peer holds them; an error
-     * (a Terminate: the peer refused work, and so got what came before) ends the path with them sent,
-     * as on a plain adapter, while what was still queued comes back flushed, each on its own.
+     * A completion of the application's work or a proof on the send queue of path {@code path}. The
+     * adapter completes in posting order, silently where a request succeeded unsignalled; so every Send
+     * or Write before a completed position that has no outcome yet left the adapter. A proof or a Read
+     * that succeeded shows the peer holds them. An error of the work (the peer refused something with a
+     * Terminate) cannot tell which request the peer refused: the Sends and Writes it did not prove are
+     * not reported as arrived (the first takes the error, the rest are flushed), unless the peer ended
+     * the connection in order (its BYE), where what left the adapter completes as sent, as on a plain
+     * adapter.
      */
-    void sendCompletion(WorkCompletion wc, FirstLevelCq cq) {
+    void sendCompletion(Path path, WorkCompletion wc, FirstLevelCq cq) {
         long id = wc.wrId();
         boolean ok = wc.status() == CompletionStatus.SUCCESS;
-        boolean proveMore;
         if ((id & FailoverQueuePair.PROOF) != 0) {
             qp.lock.lock();
             try {
-                proofsInFlight--;
+                proofsInFlight = Math.max(0, proofsInFlight - 1);
             } finally {
                 qp.lock.unlock();
             }
-            qp.sendLog.payloadsDone(id & ~FailoverQueuePair.PROOF, CompletionStatus.SUCCESS, true);
-            proveMore = true;
-        } else {
-            WorkRequest wr = qp.sendLog.request(id);
-            if (wr == null || (ok && SendLog.isPayload(wr))) {
-                return; // a Send or Write that left the adapter: only a proof or the peer's ack says it arrived
+            long covers = id & ~FailoverQueuePair.PROOF;
+            if (ok) {
+                qp.sendLog.payloadsDone(covers, CompletionStatus.SUCCESS, true);
+            } else if (qp.endedByPeer()) {
+                qp.sendLog.payloadsDone(covers, CompletionStatus.SUCCESS, false);
+            } else {
+                qp.sendLog.refusedUpTo(covers, errorOf(path, wc), wc.vendorError());
             }
-            if (!ok || wr instanceof WorkRequest.RdmaRead) {
-                qp.sendLog.payloadsDone(id - 1, CompletionStatus.SUCCESS, ok);
+            release(cq);
+            if (ok) {
+                proveNow();
             }
-            qp.sendLog.done(id, wc.status(), wc.vendorError());
-            if (ok && wr instanceof WorkRequest.BindWindow b) {
-                ((FailoverMemoryWindow) b.window()).bound(qp, b);
-            } else if (ok && wr instanceof WorkRequest.LocalInvalidate l) {
-                qp.pd.invalidated(l.stag());
+            return;
+        }
+        WorkRequest wr = qp.sendLog.request(id);
+        if (wr == null || (ok && SendLog.isPayload(wr))) {
+            return; // a Send or Write that left the adapter: only a proof or the peer's ack says it arrived
+        }
+        if (!ok) {
+            if (qp.endedByPeer()) {
+                qp.sendLog.payloadsDone(id - 1, CompletionStatus.SUCCESS, false);
+            } else {
+                qp.sendLog.refusedUpTo(id - 1, CompletionStatus.WR_FLUSH_ERR, 0);
             }
-            proveMore = !ok; // in ERROR a proof completes at once, flushed: it settles what was sent after this
+        } else if (wr instanceof WorkRequest.RdmaRead) {
+            qp.sendLog.payloadsDone(id - 1, CompletionStatus.SUCCESS, true);
+        }
+        qp.sendLog.done(id, wc.status(), wc.vendorError());
+        if (ok && wr instanceof WorkRequest.BindWindow b) {
+            ((FailoverMemoryWindow) b.window()).bound(qp, b);
+        } else if (ok && wr instanceof WorkRequest.LocalInvalidate l) {
+            qp.pd.invalidated(l.stag());
         }
         release(cq);
-        if (proveMore) {
-            proveNow();
+    }
+
+    /** The status a failed proof gives the Sends and Writes it covered: its own, or the one the path's failure names. */
+    private static CompletionStatus errorOf(Path path, WorkCompletion wc) {
+        if (wc.status() != CompletionStatus.WR_FLUSH_ERR) {
+            return wc.status();
         }
+        QueuePair q = path.qp;
+        return q == null ? CompletionStatus.WR_FLUSH_ERR : q.failure().map(QpFailure::status).orElse(CompletionStatus.WR_FLUSH_ERR);
     }
 
     /**
@@ -219,7 +284,7 @@ final class Proofs {
             return;
         }
         ackApplied = acked;
-        long held = Migration.lastHeld(qp.sendLog, acked);
+        long held = ConnectionFailover.lastHeld(qp.sendLog, acked);
         if (held >= 0) {
             qp.sendLog.payloadsDone(held, CompletionStatus.SUCCESS, true);
             release(cq);

@@ -11,24 +11,34 @@ import java.util.List;
 
 /**
  * The receives the application posted to one receive queue (a QP's own or an SRQ) that have not
- * completed yet, each with the slot of its fail-over header: the extra scatter element in front of
- * the application's buffers, registered on every adapter under one STag. The adapter's receive
- * carries the slot as its work request id. After a fail-over the log is what is re-posted and
- * where landed headers are looked for.
+ * completed yet, in posting order, each with the slot of its fail-over header: the extra scatter
+ * element in front of the application's buffers, registered on every adapter under one STag. After a
+ * fail-over the log is where landed headers are looked for and what is posted again.
+ *
+ * <p>The adapter's receive carries {@code epoch << 32 | slot} as its work request id. The epoch grows
+ * each time the receives are posted anew on another QP or SRQ ({@link #nextEpoch}), so a completion of
+ * the QP they left, polled late, never takes the buffer's new posting ({@link #take} refuses it).
  */
 final class ReceiveLog implements AutoCloseable {
+    /** A slot logged but not posted on any adapter (the receives are moving, or no path is set up yet). */
+    private static final int UNPOSTED = -1;
+
     private final Arena arena = Arena.ofShared();
     private final MemorySegment segment;
     private final FailoverMemoryRegion headers;
     /** Each slot's header scatter element, made once. */
     private final Sge[] headerSge;
-    /** Per slot, the application's receive last posted there and the adapter's receive made for it (reused when posted again). */
+    /** Per slot: the application's receive, and the adapter's receive made for it (reused while the same object is posted again in the same epoch). */
+    private final ReceiveRequest[] posted;
     private final ReceiveRequest[] lastApplication;
     private final ReceiveRequest[] lastWire;
-    private final ReceiveRequest[] posted;
+    private final int[] wireEpoch;
+    /** Per slot: the epoch it was last posted on an adapter in, or {@link #UNPOSTED}. */
+    private final int[] postedEpoch;
     private final int[] free;
     private int freeCount;
-    /** The slots in use, in posting order (the order the adapter takes them in). */
+    private int epoch;
+    /** The slots in use, in posting order. */
     private final java.util.ArrayDeque<Integer> order = new java.util.ArrayDeque<>();
 
     ReceiveLog(FailoverProtectionDomain pd, int slots) {
@@ -48,6 +58,8 @@ final class ReceiveLog implements AutoCloseable {
         this.posted = new ReceiveRequest[slots];
         this.lastApplication = new ReceiveRequest[slots];
         this.lastWire = new ReceiveRequest[slots];
+        this.wireEpoch = new int[slots];
+        this.postedEpoch = new int[slots];
         this.free = new int[slots];
         for (int i = 0; i < slots; i++) {
             free[i] = slots - 1 - i;
@@ -56,29 +68,51 @@ final class ReceiveLog implements AutoCloseable {
     }
 
     /**
-     * The adapter's receive for {@code request}: its header slot (cleared) as the first scatter element.
+     * Logs {@code request} in a free slot, not yet posted anywhere; returns the slot.
      *
      * @throws QueueFullException when every slot holds a receive that has not completed
      */
-    synchronized ReceiveRequest claim(ReceiveRequest request, String queue) {
-        if (freeCount == 0) {
-            throw new QueueFullException(queue + " is full (" + posted.length + " receives posted or not yet completed)");
+    synchronized int claim(ReceiveRequest request, String queue, int depth) {
+        if (posted.length - freeCount >= depth) {
+            throw new QueueFullException(queue + " is full (" + depth + " receives posted and not completed); poll completions first");
         }
         int slot = free[--freeCount];
         posted[slot] = request;
+        postedEpoch[slot] = UNPOSTED;
         order.addLast(slot);
-        return onAdapter(slot);
+        return slot;
     }
 
-    /** The adapter's receive for the application's receive in {@code slot}, its header area cleared. */
+    /**
+     * Logs again, first in posting order and not posted, a receive just taken for a completion that will
+     * not be delivered (the connection ends over it: it is flushed first, where it was).
+     */
+    synchronized void putFirst(ReceiveRequest request) {
+        int slot = free[--freeCount];
+        posted[slot] = request;
+        postedEpoch[slot] = UNPOSTED;
+        order.addFirst(slot);
+    }
+
+    /** The adapter's receive for the application's receive in {@code slot}, in this epoch, its header area cleared: to post now. */
     synchronized ReceiveRequest onAdapter(int slot) {
         ReceiveRequest request = posted[slot];
         FailoverHeader.clear(segment, offset(slot));
-        if (lastApplication[slot] != request) { // an application re-posting the same receive object allocates nothing here
-            lastWire[slot] = new ReceiveRequest(slot, FailoverHeader.inFront(headerSge[slot], request.sgl()));
+        if (lastApplication[slot] != request || wireEpoch[slot] != epoch || lastWire[slot] == null) {
+            lastWire[slot] = new ReceiveRequest((long) epoch << 32 | slot, FailoverHeader.inFront(headerSge[slot], request.sgl()));
             lastApplication[slot] = request;
+            wireEpoch[slot] = epoch;
         }
+        postedEpoch[slot] = epoch;
         return lastWire[slot];
+    }
+
+    /** The receives are to be posted anew elsewhere: completions of earlier postings no longer take a slot. */
+    synchronized void nextEpoch() {
+        epoch++;
+        for (int slot : order) {
+            postedEpoch[slot] = UNPOSTED;
+        }
     }
 
     /** The slots in use, oldest first. */
@@ -86,40 +120,71 @@ final class ReceiveLog implements AutoCloseable {
         return List.copyOf(order);
     }
 
+    /** Whether {@code slot} holds a receive that is logged but not posted on any adapter in this epoch. */
+    synchronized boolean unposted(int slot) {
+        return posted[slot] != null && postedEpoch[slot] == UNPOSTED;
+    }
+
     /** The application's receive in {@code slot}, still in use, or null. */
     synchronized ReceiveRequest peek(int slot) {
         return posted[slot];
     }
 
-    /** The adapter refused the receive of {@code slot}: the slot is free again. */
+    /** The adapter refused the receive of {@code slot} (or it was never posted): the slot is free again. */
     synchronized void unclaim(int slot) {
-        posted[slot] = null;
-        order.remove(slot);
-        free[freeCount++] = slot;
+        if (posted[slot] != null) {
+            release(slot);
+        }
     }
 
-    /** The application's receive in {@code slot}, which completed: the slot is free again. Null for a slot not in use. */
-    synchronized ReceiveRequest take(long slot) {
-        if (slot < 0 || slot >= posted.length || posted[(int) slot] == null) {
+    /**
+     * The application's receive whose adapter completion carries {@code wrId}: the slot is free again.
+     * Null when the completion is of an earlier posting of the slot (a QP the receives left), or the
+     * slot is not in use.
+     */
+    synchronized ReceiveRequest take(long wrId) {
+        int slot = (int) wrId;
+        if (slot < 0 || slot >= posted.length || posted[slot] == null || postedEpoch[slot] != (int) (wrId >>> 32)) {
             return null;
         }
-        ReceiveRequest r = posted[(int) slot];
-        posted[(int) slot] = null;
-        order.remove((int) slot);
-        free[freeCount++] = (int) slot;
+        return release(slot);
+    }
+
+    /** Whether a completion with {@code wrId} is of the slot's current posting. */
+    synchronized boolean current(long wrId) {
+        int slot = (int) wrId;
+        return slot >= 0 && slot < posted.length && posted[slot] != null && postedEpoch[slot] == (int) (wrId >>> 32);
+    }
+
+    /** The receive in {@code slot}, taken for a completion the layer makes (rebuilt or flushed): the slot is free again. */
+    synchronized ReceiveRequest takeSlot(int slot) {
+        return posted[slot] == null ? null : release(slot);
+    }
+
+    private ReceiveRequest release(int slot) {
+        ReceiveRequest r = posted[slot];
+        posted[slot] = null;
+        postedEpoch[slot] = UNPOSTED;
+        order.remove(slot);
+        free[freeCount++] = slot;
         return r;
     }
 
-    /** Where the header of {@code slot} lands. */
+    /** Where the header of a slot lands. */
     MemorySegment segment() {
         return segment;
+    }
+
+    /** The slot a work request id names. */
+    static int slotOf(long wrId) {
+        return (int) wrId;
     }
 
     static long offset(long slot) {
         return slot * FailoverHeader.LENGTH;
     }
 
-    /** Receives posted and not completed. */
+    /** Receives logged and not completed. */
     synchronized int pending() {
         return posted.length - freeCount;
     }

@@ -11,10 +11,15 @@ import java.util.Arrays;
  * that long. Positions count from 0. A request's outcome becomes known out of order (a Read or Bind
  * completes on the adapter; a Send or Write only when a proof covers it), but the application sees
  * outcomes in posting order: {@link #released()} is the first position not handed over yet.
+ *
+ * <p>A request is <em>on the wire</em> once it was posted on an adapter QP; while the connection's
+ * send path moves, new requests are only logged, and the move posts every request that is not on the
+ * wire, in order ({@link #unsentFrom}).
  */
 final class SendLog {
     private final WorkRequest[] requests;
     private final boolean[] payload;
+    private final boolean[] onWire;
     private final CompletionStatus[] outcome;
     private final int[] vendorError;
     private final int[] messageIds;
@@ -29,6 +34,7 @@ final class SendLog {
     SendLog(int capacity) {
         this.requests = new WorkRequest[capacity];
         this.payload = new boolean[capacity];
+        this.onWire = new boolean[capacity];
         this.outcome = new CompletionStatus[capacity];
         this.vendorError = new int[capacity];
         this.messageIds = new int[capacity];
@@ -48,10 +54,16 @@ final class SendLog {
         int at = slot(next);
         requests[at] = request;
         payload[at] = isPayload(request);
+        onWire[at] = false;
         outcome[at] = null;
         messageIds[at] = messageId;
         postedAt[at] = System.nanoTime();
         return next++;
+    }
+
+    /** The request at {@code position} is now {@code request} (the same, with the layer's copy of an INLINE payload). */
+    synchronized void replace(long position, WorkRequest request) {
+        requests[slot(position)] = request;
     }
 
     /** The message id of the Send at {@code position} (0 for any other request). */
@@ -67,6 +79,34 @@ final class SendLog {
     synchronized void dropLast() {
         next--;
         requests[slot(next)] = null;
+    }
+
+    /** The request at {@code position} was posted on an adapter QP. */
+    synchronized void sent(long position) {
+        onWire[slot(position)] = true;
+    }
+
+    /** Whether the request at {@code position} is on the wire of the send path now. */
+    synchronized boolean onWire(long position) {
+        return onWire[slot(position)];
+    }
+
+    /** The send path moved: every request after {@code position} must be posted again on the new one. */
+    synchronized void offWireAfter(long position) {
+        for (long p = Math.max(position + 1, released); p < next; p++) {
+            onWire[slot(p)] = false;
+        }
+    }
+
+    /** The first position from {@code from} on that waits to be posted (no outcome, not on the wire), or -1. */
+    synchronized long unsentFrom(long from) {
+        for (long p = Math.max(from, released); p < next; p++) {
+            int at = slot(p);
+            if (!onWire[at] && outcome[at] == null && requests[at] != null) {
+                return p;
+            }
+        }
+        return -1;
     }
 
     /** The outcome of {@code position} is {@code status} (unless it is known already). */
@@ -94,6 +134,24 @@ final class SendLog {
         }
     }
 
+    /**
+     * The peer refused work up to {@code position} (its Terminate reached this side there), and this side
+     * cannot tell which request it refused: the first Send or Write whose outcome is not known takes
+     * {@code status}, every later one up to {@code position} is flushed. None of them is reported as
+     * arrived, since none was proven to.
+     */
+    synchronized void refusedUpTo(long position, CompletionStatus status, int vendor) {
+        boolean first = true;
+        for (long p = released; p <= position && p < next; p++) {
+            int at = slot(p);
+            if (payload[at] && outcome[at] == null) {
+                outcome[at] = first ? status : CompletionStatus.WR_FLUSH_ERR;
+                vendorError[at] = first ? vendor : 0;
+                first = false;
+            }
+        }
+    }
+
     /** Every request whose outcome is not known has {@code status} (the connection failed for good). */
     synchronized void allDone(CompletionStatus status) {
         for (long p = released; p < next; p++) {
@@ -107,6 +165,11 @@ final class SendLog {
     /** The next request to hand over, when its outcome is known: its position, else -1. */
     synchronized long nextKnown() {
         return released < next && outcome[slot(released)] != null ? released : -1;
+    }
+
+    /** Whether every request logged was handed over. */
+    synchronized boolean allHandedOver() {
+        return released == next;
     }
 
     synchronized WorkRequest request(long position) {
@@ -139,7 +202,7 @@ final class SendLog {
         return 0;
     }
 
-    /** Whether a Send or Write after {@code position} is not yet covered by a proof. */
+    /** The position of the last Send or Write, or -1 when none is outstanding. */
     synchronized long lastPayload() {
         for (long p = next - 1; p >= released; p--) {
             if (payload[slot(p)]) {
@@ -171,6 +234,7 @@ final class SendLog {
     synchronized void clear() {
         Arrays.fill(requests, null);
         Arrays.fill(outcome, null);
+        Arrays.fill(onWire, false);
         freed = released = next;
         lastProvenMessageId = 0;
     }
@@ -179,7 +243,8 @@ final class SendLog {
         return requests.length;
     }
 
-    private int slot(long position) {
+    /** The slot of {@code position} (where its INLINE copy lies). */
+    int slot(long position) {
         return (int) (position % requests.length);
     }
 }

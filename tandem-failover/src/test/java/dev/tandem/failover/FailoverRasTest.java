@@ -81,7 +81,7 @@ class FailoverRasTest {
         FailoverWatch wb = b.watch();
 
         // the first fail-over: a's adapter under the connection fails; a dump is taken as a's REPORT goes out
-        int first = qa.sendPath();
+        int first = qa.sendAdapter();
         AtomicReference<Object> during = new AtomicReference<>();
         a.faults.arm(FaultPoint.DURING_REPORT, () -> {
             try {
@@ -91,7 +91,7 @@ class FailoverRasTest {
             }
         });
         nodes.stream(MESSAGES, MESSAGES / 2, () -> ((AdapterControl) a.adapters().get(first)).injectFatalError(FAULT));
-        int second = qa.sendPath();
+        int second = qa.sendAdapter();
         assertThat(second).as("the connection left the failed adapter").isNotEqualTo(first);
         List<FailoverEvent> ea = new ArrayList<>(TwoNodes.events(wa));
         List<FailoverEvent> eb = new ArrayList<>();
@@ -102,14 +102,14 @@ class FailoverRasTest {
         dumps.add(duringDump);
         try (DumpReader d = DumpReader.open(duringDump)) {
             SnapshotNode.Group c = connection(device(d, a), qa.qpNumber());
-            assertThat(text(c, "send path")).as("Sends still wait for the new path").isEqualTo("adapter " + first);
-            SnapshotNode.Group f = group(c, "fail-over", "in progress");
-            assertThat(number(f, "from adapter")).isEqualTo(first);
-            assertThat(number(f, "to adapter")).isEqualTo(second);
-            assertThat(text(f, "REPORT sent")).isEqualTo("yes");
-            assertThat(text(f, "MIGRATED sent")).isEqualTo("no");
-            assertThat(text(f, "phase")).startsWith("REPORT sent: waiting for the peer's REPORT");
-            assertThat(text(group(c, "path", "adapter " + first), "status")).startsWith("dead");
+            assertThat(text(c, "sends")).as("Sends wait for the peer's MIGRATED").startsWith("waiting for the peer's MIGRATED");
+            List<dev.tandem.failover.Path> failed = qa.paths.on(first);
+            assertThat(failed).isNotEmpty();
+            assertThat(failed).anySatisfy(p -> {
+                SnapshotNode.Group g = group(c, "path", String.valueOf(p.id));
+                assertThat(text(g, "status")).startsWith("dead");
+                assertThat(text(g, "failed because")).contains(FAULT);
+            });
         }
 
         Map<String, Long> ca = counters(a);
@@ -133,6 +133,7 @@ class FailoverRasTest {
         Map<String, Long> cb = counters(b);
         assertThat(cb.get("fail-overs")).as("b moved the connection once: " + eb).isOne()
                 .isEqualTo(cb.get("fail-overs connection lost") + cb.get("fail-overs peer moved"));
+        assertThat(ca.get("duplicates dropped")).as("no message came twice").isZero();
         assertThat(cb).containsEntry("fail-overs adapter fatal", 0L).containsEntry("paths down", 0L).containsEntry("sessions moved", 1L)
                 .containsEntry("receives re-posted", sum(eb, FailoverEvent.Moved::receivesReposted))
                 .containsEntry("receive completions rebuilt", sum(eb, FailoverEvent.Moved::rebuilt));
@@ -146,7 +147,7 @@ class FailoverRasTest {
             // the connection may see its QP fail before the monitor handles the adapter's event: path-dn comes anywhere
             assertThat(steps).as("a's fail-over in the trace ring").contains("path-dn")
                     .containsSubsequence("holding", "report", "peer-rep", "moved", "migrated");
-            TraceRecord down = outside.traceRecords().stream().filter(r -> r.event().equals("path-dn")
+            TraceRecord down = outside.traceRecords().stream().filter(r -> r.event().equals("path-dn") && r.level() == TraceLevel.ERROR
                     && r.a() == FailoverRas.numberOf(a.name())).findFirst().orElseThrow();
             assertThat(down.level()).isEqualTo(TraceLevel.ERROR);
             assertThat(down.b()).isEqualTo(first);
@@ -159,7 +160,7 @@ class FailoverRasTest {
 
         // heal, then the same fault on the other adapter: one more of each, the cause still one entry
         ((AdapterControl) a.adapters().get(first)).reset(Duration.ofSeconds(5));
-        nodes.awaitPaths(2);
+        nodes.awaitAllPaths();
         await(() -> counters(a).get("paths restored") == 1L, () -> "a's adapter came back: " + counters(a));
         nodes.stream(MESSAGES, MESSAGES / 2, () -> ((AdapterControl) a.adapters().get(second)).injectFatalError(FAULT));
         ea.addAll(TwoNodes.events(wa));
@@ -186,15 +187,19 @@ class FailoverRasTest {
             assertThat(text(group(dev, "adapter", String.valueOf(second)), "released")).startsWith("yes");
             assertThat(text(group(dev, "adapter", String.valueOf(first)), "released")).isEqualTo("no");
             SnapshotNode.Group c = connection(dev, qa.qpNumber());
-            assertThat(text(c, "fail-over")).isEqualTo("none in progress");
-            assertThat(text(c, "send path")).isEqualTo("adapter " + first);
+            assertThat(text(c, "sends")).isEqualTo("flowing");
+            assertThat(text(c, "send path")).isEqualTo(String.valueOf(qa.paths.send));
+            assertThat(qa.sendAdapter()).isEqualTo(first);
             assertThat(text(c, "side")).startsWith("connecting");
             assertThat(text(c, "peer node")).isEqualTo("b");
             assertThat(number(c, "last sent msgid")).as("a sent one Send per message").isEqualTo(nodes.sent);
             assertThat(number(c, "last reliably sent msgid")).as("all of them proven held by b").isEqualTo(nodes.sent);
-            assertThat(text(group(c, "path", "adapter " + first), "status")).isEqualTo("live");
-            assertThat(text(group(c, "path", "adapter " + first), "carries")).isEqualTo("sends and receives");
-            assertThat(text(group(c, "path", "adapter " + second), "status")).startsWith("dead");
+            SnapshotNode.Group carrying = group(c, "path", String.valueOf(qa.paths.send));
+            assertThat(text(carrying, "status")).isEqualTo("live");
+            assertThat(text(carrying, "carries")).isIn("sends and receives", "sends");
+            for (dev.tandem.failover.Path p : qa.paths.on(second)) {
+                assertThat(text(group(c, "path", String.valueOf(p.id)), "status")).startsWith("dead");
+            }
             SnapshotNode.Group cb2 = connection(device(d, b), nodes.sb.failover().qpNumber());
             assertThat(number(cb2, "last received msgid")).as("b received every message in order").isEqualTo(nodes.received);
             assertThat(text(cb2, "side")).startsWith("accepting");
@@ -206,7 +211,7 @@ class FailoverRasTest {
         nodes = new TwoNodes(2, Topology.SWITCHED);
         FailoverDevice a = nodes.a;
         file = ProcessRas.current();
-        int path = nodes.sa.failover().sendPath();
+        int path = nodes.sa.failover().sendAdapter();
         LinkControl link = (LinkControl) a.adapters().get(path);
         nodes.stream(MESSAGES, MESSAGES / 2, link::linkDown);
         assertThat(counters(a)).as("a's counters after its link went down")

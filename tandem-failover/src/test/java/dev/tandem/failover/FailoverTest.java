@@ -64,7 +64,7 @@ class FailoverTest {
     void aConnectionOnASharedReceiveQueueFailsOverWithItsReceives() throws Exception {
         nodes = new TwoNodes(2, Topology.SWITCHED, true);
         FailoverWatch wb = nodes.b.watch();
-        int path = nodes.sb.failover().sendPath();
+        int path = ((FailoverSharedReceiveQueue) nodes.sb.srq()).adapter();
         nodes.stream(MESSAGES, MESSAGES / 2, () -> ((AdapterControl) nodes.b.adapters().get(path))
                 .injectFatalError("test: the adapter of b's shared receive queue"));
         assertThat(TwoNodes.events(wb)).anyMatch(e -> e instanceof FailoverEvent.Migrated);
@@ -78,18 +78,18 @@ class FailoverTest {
         FailoverQueuePair qa = nodes.sa.failover();
         try {
             for (int round = 0; round < 3; round++) {
-                int path = qa.sendPath();
+                int path = qa.sendAdapter();
                 AdapterControl failing = (AdapterControl) nodes.a.adapters().get(path);
                 nodes.stream(MESSAGES, MESSAGES / 2, () -> failing.injectFatalError("test: round with adapter " + path));
-                assertThat(qa.sendPath()).as("the connection left the failed adapter").isNotEqualTo(path);
+                assertThat(qa.sendAdapter()).as("the connection left the failed adapter").isNotEqualTo(path);
                 failing.reset(Duration.ofSeconds(5));
-                nodes.awaitPaths(2);
-                int other = qa.sendPath();
+                nodes.awaitAllPaths();
+                int other = qa.sendAdapter();
                 LinkControl link = (LinkControl) nodes.a.adapters().get(other);
                 nodes.stream(MESSAGES, MESSAGES / 2, link::linkDown);
-                assertThat(qa.sendPath()).as("the connection left the silent link").isNotEqualTo(other);
+                assertThat(qa.sendAdapter()).as("the connection left the silent link").isNotEqualTo(other);
                 link.linkUp();
-                nodes.awaitPaths(2);
+                nodes.awaitAllPaths();
             }
         } catch (AssertionError e) {
             throw new AssertionError(e.getMessage() + "\nnode a: " + TwoNodes.events(wa) + "\nnode b: " + TwoNodes.events(wb), e);
@@ -104,26 +104,29 @@ class FailoverTest {
         nodes = new TwoNodes(2, Topology.SWITCHED);
         FailoverWatch wa = nodes.a.watch();
         FailoverQueuePair qa = nodes.sa.failover();
-        int backup = 1 - qa.sendPath();
-        QueuePair before = qa.under(backup);
+        int backup = 1 - qa.sendAdapter();
+        assertThat(qa.receivePathAdapter()).as("a receives on the adapter it sends from").isEqualTo(qa.sendAdapter());
+        Path backupPath = TwoNodes.pathOn(qa, backup);
+        QueuePair before = backupPath.qp;
         AdapterControl failing = (AdapterControl) nodes.a.adapters().get(backup);
         failing.injectFatalError("test: PCI error on a's backup adapter");
         FailoverEvent lost = awaitEvent(wa, e -> e instanceof FailoverEvent.BackupLost l && l.adapter() == backup);
         assertThat(((FailoverEvent.BackupLost) lost).qpNumber()).isEqualTo(qa.qpNumber());
         failing.reset(Duration.ofSeconds(5));
-        nodes.awaitPaths(2);
-        assertThat(qa.under(backup)).as("the healed path runs on a fresh QP").isNotSameAs(before);
+        nodes.awaitAllPaths();
+        assertThat(backupPath.qp).as("the healed path runs on a fresh QP").isNotSameAs(before);
 
+        TwoNodes.events(wa); // what the fault and the heal told (both of the adapter's paths were backups)
         // an event or completion of the QP the path had before the heal, handled late, is about that QP only
-        qa.moves().failover(backup, before, "test: a late event of the QP before the heal");
-        assertThat(qa.livePaths()).as("paths after late evidence about the old QP").isEqualTo(2);
+        qa.moves().failover(backupPath, before, "test: a late event of the QP before the heal");
+        assertThat(qa.livePaths()).as("paths after late evidence about the old QP").isEqualTo(qa.pathCount());
         assertThat(TwoNodes.events(wa)).noneMatch(e -> e instanceof FailoverEvent.BackupLost);
 
         // and the healed backup carries the connection when the primary fails
-        int primary = qa.sendPath();
+        int primary = qa.sendAdapter();
         nodes.stream(MESSAGES, MESSAGES / 2, () -> ((AdapterControl) nodes.a.adapters().get(primary))
                 .injectFatalError("test: PCI error on a's primary adapter"));
-        assertThat(qa.sendPath()).isEqualTo(backup);
+        assertThat(qa.sendAdapter()).isEqualTo(backup);
     }
 
     private static FailoverEvent awaitEvent(FailoverWatch w, Predicate<FailoverEvent> wanted) {

@@ -33,7 +33,7 @@ class FailoverThreadsTest {
             n.b.listen(new InetSocketAddress("127.0.1.2", 0), 1); // left open: the device closes it
             n.stream(100, 50, () -> ((AdapterControl) n.b.adapters().get(1)).injectFatalError("test: an adapter to reset"));
             ((AdapterControl) n.b.adapters().get(1)).reset(Duration.ofSeconds(5));
-            n.awaitPaths(2);
+            n.awaitAllPaths();
             assertThat(threadsOf(a)).as("node a's threads").contains("tandem-failover-monitor-" + a, "tandem-failover-cq-" + a,
                     "tandem-failover-healer-" + a, "tandem-failover-events-" + a + "-0", "tandem-failover-events-" + a + "-1");
             assertThat(threadsOf(b)).as("node b's threads, its listener's and the join threads among them")

@@ -47,9 +47,9 @@ class FaultMatrixTest {
     enum Kind {
         LOCAL_FATAL, REMOTE_FATAL, LINK_DOWN, SWITCH_DOWN;
 
-        void on(TwoNodes n, int k) {
-            FailoverQueuePair qa = n.sa.failover();
-            int peer = qa.peerAdapterOf(k);
+        void on(TwoNodes n, Path p) {
+            int k = p.local;
+            int peer = p.remote;
             switch (this) {
                 case LOCAL_FATAL -> ((AdapterControl) n.a.adapters().get(k)).injectFatalError("matrix: a's adapter " + k);
                 case REMOTE_FATAL -> ((AdapterControl) n.b.adapters().get(peer)).injectFatalError("matrix: b's adapter " + peer);
@@ -95,16 +95,17 @@ class FaultMatrixTest {
         FailoverWatch wb = nodes.b.watch();
         FailoverQueuePair qa = nodes.sa.failover();
         Runnable arm = switch (point) {
-            case BEFORE_POST, DURING_PROOF -> () -> nodes.a.faults.arm(point, () -> kind.on(nodes, qa.sendPath()));
+            case BEFORE_POST, DURING_PROOF -> () -> nodes.a.faults.arm(point, () -> kind.on(nodes, qa.paths.sendPath()));
             case DURING_HEARTBEAT -> throw new IllegalArgumentException("the matrix leaves out " + point + " (HeartbeatTest drives it)");
             case AFTER_PLACEMENT -> () -> {
                 // b's adapter dies right after it placed a message and before b saw its completion
-                nodes.b.faults.arm(point, () -> kind.on(nodes, qa.sendPath()));
+                nodes.b.faults.arm(point, () -> kind.on(nodes, qa.paths.sendPath()));
             };
             case DURING_REPORT, DURING_REPOST -> () -> {
                 // a first fault starts a fail-over; the fault under test hits the path it moves to
-                nodes.a.faults.arm(point, () -> kind.on(nodes, qa.migrationPath() >= 0 ? qa.migrationPath() : qa.sendPath()));
-                ((AdapterControl) nodes.a.adapters().get(qa.sendPath())).injectFatalError("matrix: first fault");
+                nodes.a.faults.arm(point, () -> kind.on(nodes, point == FaultPoint.DURING_REPORT && qa.moves().lastReportVia != null
+                        ? qa.moves().lastReportVia : qa.paths.sendPath()));
+                ((AdapterControl) nodes.a.adapters().get(qa.sendAdapter())).injectFatalError("matrix: first fault");
             };
         };
         CheckedStream stream = nodes.checked;
@@ -121,7 +122,7 @@ class FaultMatrixTest {
         assertThat(v.clean()).as("%s%nnode a: %s%nnode b: %s", v, ea, TwoNodes.events(wb)).isTrue();
         assertThat(v.messagesReceived()).isEqualTo(MESSAGES);
         assertThat(v.blocksVerified()).isEqualTo(MESSAGES);
-        assertThat(ea).as("node a failed over").anyMatch(e -> e instanceof FailoverEvent.Migrated);
+        assertThat(ea).as("node a failed over; node b: %s; a's QP %s", TwoNodes.events(wb), qa).anyMatch(e -> e instanceof FailoverEvent.Migrated);
         assertThat(ea).noneMatch(e -> e instanceof FailoverEvent.NoPathLeft);
     }
 

@@ -26,8 +26,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 class HeartbeatTest {
     private final Opened opened = new Opened();
 
+    /** Lets a monitor the test keeps busy go again (before the devices close). */
+    private Runnable releaseMonitor = () -> { };
+
     @AfterEach
     void close() {
+        releaseMonitor.run();
         opened.close();
     }
 
@@ -58,30 +62,50 @@ class HeartbeatTest {
         FailoverQueuePair qa = connected();
         FailoverDevice a = qa.device;
         FailoverDevice b = peer;
-        int backup = 1 - qa.sendPath();
-        int peerEnd = qa.peerAdapterOf(backup);
-        ((LinkControl) b.adapters().get(peerEnd)).linkDown(); // the backup path goes silent: no answer comes back
+        Path carrying = qa.paths.sendPath();
+        int peerEnd = 1 - carrying.remote; // the peer's adapter no carrying path ends at: both paths there are backups
+        List<Path> silent = qa.paths.all().stream().filter(p -> p.remote == peerEnd).toList();
+        assertThat(silent).hasSize(2).noneMatch(qa::carries);
+        // a's monitor is busy: b's REPORT of the paths it lost is not read, so only a's heartbeat can find them
+        releaseMonitor = holdMonitor(a);
+        ((LinkControl) b.adapters().get(peerEnd)).linkDown(); // the backups there go silent: no answer comes back
         FailoverWatch wa = a.watch();
         long detection = a.config().detection().toNanos();
 
         long t0 = System.nanoTime();
-        qa.moves().heartbeat(t0, false); // sends the probes
-        assertThat(qa.heartbeatSent.get(backup)).as("the backup's probe is out").isEqualTo(t0);
-        qa.moves().heartbeat(t0 + 2 * detection, true);
-        assertThat(qa.livePaths()).as("paths after a round whose monitor ran late").isEqualTo(2);
-        assertThat(qa.heartbeatSent.get(backup)).as("the overdue probe's fresh window").isEqualTo(t0 + 2 * detection);
+        qa.heartbeats().beat(t0, false); // sends the probes
+        assertThat(silent).as("the silent paths' probes are out").allMatch(p -> p.heartbeatSent.get() == t0);
+        qa.heartbeats().beat(t0 + 2 * detection, true);
+        assertThat(qa.livePaths()).as("paths after a round whose monitor ran late").isEqualTo(4);
+        assertThat(silent).as("the overdue probes' fresh window").allMatch(p -> p.heartbeatSent.get() == t0 + 2 * detection);
 
-        int primary = qa.sendPath();
         long deadline = System.nanoTime() + Opened.WAIT.toNanos();
-        while (qa.heartbeatSent.get(primary) != 0) { // the working path's probe is answered (the clock here only jumps)
-            assertThat(System.nanoTime()).as("the answer to the primary path's probe").isLessThan(deadline);
+        while (carrying.heartbeatSent.get() != 0) { // the working path's probe is answered (the clock here only jumps)
+            assertThat(System.nanoTime()).as("the answer to the carrying path's probe").isLessThan(deadline);
+            qa.sendCq.adapterEvent(); // the application's poll takes it (the monitor, which sweeps idle CQs, is busy)
             Thread.onSpinWait();
         }
-        qa.moves().heartbeat(t0 + 2 * detection + detection + 1, false);
+        qa.heartbeats().beat(t0 + 2 * detection + detection + 1, false);
         List<FailoverEvent> seen = TwoNodes.events(wa);
-        assertThat(qa.livePaths()).as("paths after the probe stayed unanswered a whole detection time: %s", seen).isEqualTo(1);
-        assertThat(seen).anyMatch(e -> e instanceof FailoverEvent.BackupLost lost && lost.adapter() == backup
-                && lost.cause().startsWith("silent link"));
+        assertThat(qa.livePaths()).as("paths after the probes stayed unanswered a whole detection time: %s", seen).isEqualTo(2);
+        assertThat(seen.stream().filter(e -> e instanceof FailoverEvent.BackupLost lost && lost.cause().startsWith("silent link")).count())
+                .as("backups lost to the silent link: %s", seen).isEqualTo(2);
+    }
+
+    /** Keeps {@code d}'s monitor thread busy until the returned action runs (bounded): it then reads no mailbox and runs no heartbeat. */
+    private static Runnable holdMonitor(FailoverDevice d) throws InterruptedException {
+        java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        d.monitor().submit(() -> {
+            busy.countDown();
+            try {
+                done.await(Opened.WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertThat(busy.await(Opened.WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)).as("the monitor took the task").isTrue();
+        return done::countDown;
     }
 
     /**
@@ -95,43 +119,45 @@ class HeartbeatTest {
         FailoverQueuePair qa = connected();
         FailoverWatch wa = qa.device.watch();
         long detection = qa.device.config().detection().toNanos();
-        int first = 0; // the round probes the paths in order: the point is reached on the first
+        Path first = qa.paths.all().getFirst(); // the round probes the paths in order: the point is reached on the first
         boolean[] taken = new boolean[1];
         qa.device.faults.arm(FaultPoint.DURING_HEARTBEAT, () -> taken[0] = takeAnswer(qa, first));
 
         long t0 = System.nanoTime();
-        qa.moves().heartbeat(t0, false);
+        qa.heartbeats().beat(t0, false);
         assertThat(taken[0]).as("the probe's answer, taken by a poll while the probe was posted").isTrue();
 
-        int other = 1 - first;
         long deadline = System.nanoTime() + Opened.WAIT.toNanos();
-        while (qa.heartbeatSent.get(other) != 0) { // the other path's probe is answered the ordinary way
-            assertThat(System.nanoTime()).as("the answer to path %d's probe", other).isLessThan(deadline);
+        while (qa.paths.all().stream().anyMatch(p -> p != first && p.heartbeatSent.get() != 0)) { // the others are answered the ordinary way
+            assertThat(System.nanoTime()).as("the answers to the other paths' probes").isLessThan(deadline);
             qa.sendCq.adapterEvent();
             Thread.onSpinWait();
         }
         long later = t0 + detection + 1;
-        qa.moves().heartbeat(later, false); // a detection time later: no probe is unanswered, so each path gets a new one
+        qa.heartbeats().beat(later, false); // a detection time later: no probe is unanswered, so each path gets a new one
         List<FailoverEvent> seen = TwoNodes.events(wa);
-        assertThat(seen).as("events after both probes were answered").noneMatch(e -> e instanceof FailoverEvent.PathDown);
-        assertThat(qa.livePaths()).as("live paths after both probes were answered: %s", seen).isEqualTo(2);
-        assertThat(qa.heartbeatSent.get(first)).as("path %d's next probe", first).isIn(0L, later);
+        assertThat(seen).as("events after every probe was answered").noneMatch(e -> e instanceof FailoverEvent.PathDown);
+        assertThat(qa.livePaths()).as("live paths after every probe was answered: %s", seen).isEqualTo(4);
+        assertThat(first.heartbeatSent.get()).as("%s's next probe", first).isIn(0L, later);
     }
 
     /**
-     * What the application's poller does while the monitor posts: takes adapter {@code k}'s completions
-     * into the connection (bounded wait), until the heartbeat's answer is among them; true once it was.
+     * What the application's poller does while the monitor posts: takes the completions of path {@code p}'s
+     * adapter into the connections (bounded wait), until the heartbeat's answer is among them; true once it was.
      */
-    private static boolean takeAnswer(FailoverQueuePair qa, int k) {
+    private static boolean takeAnswer(FailoverQueuePair qa, Path p) {
         WorkCompletion[] out = WorkCompletion.array(8);
         boolean[] answered = new boolean[1];
         long deadline = System.nanoTime() + Opened.WAIT.toNanos();
         while (!answered[0] && System.nanoTime() < deadline) {
             qa.sendCq.locked(() -> {
-                int n = qa.sendCq.under(k).poll(out, 0, out.length);
+                int n = qa.sendCq.under(p.local).poll(out, 0, out.length);
                 for (int i = 0; i < n; i++) {
-                    answered[0] |= out[i].wrId() == (FailoverQueuePair.HEARTBEAT | k);
-                    qa.adapterCompletion(k, out[i], qa.sendCq);
+                    answered[0] |= out[i].wrId() == (FailoverQueuePair.HEARTBEAT | p.id);
+                    FailoverDevice.Route route = qa.device.routeOf(p.local, out[i].qpNumber());
+                    if (route != null) {
+                        route.qp().adapterCompletion(route.path(), out[i], qa.sendCq);
+                    }
                 }
             });
             Thread.onSpinWait();

@@ -8,7 +8,6 @@ import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.LinkControl;
 import dev.tandem.verbs.MemoryRegion;
 import dev.tandem.verbs.ProtectionDomain;
-import dev.tandem.verbs.QpFailure;
 import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.RdmaDevices;
@@ -62,14 +61,14 @@ class SharedReceiveQueueFailoverTest {
         assertThat(srq.adapter()).as("the SRQ's receives moved off the dark link").isEqualTo(other);
 
         link.linkUp(); // the SRQ there still holds the receives posted before: it is made anew
-        nodes.awaitPaths(2);
+        nodes.awaitAllPaths();
         nodes.stream(MESSAGES, MESSAGES / 2, () -> ((AdapterControl) nodes.b.adapters().get(other))
                 .injectFatalError("test: the adapter the SRQ moved to"));
         assertThat(srq.adapter()).as("the SRQ's receives are back on the adapter whose link came back").isEqualTo(first);
     }
 
     @Test
-    void receivesDoNotLeaveAWorkingAdapterWhereAnotherConnectionStillTakesThem() throws Exception {
+    void aConnectionWhosePathBreaksKeepsItsReceivesOnTheQueuesAdapterOverACrossPathAndTheOtherIsUntouched() throws Exception {
         FailoverDevice a = opened.keep((FailoverDevice) RdmaDevices.open("failover://127.0.1.1+127.0.2.1?node=a"));
         FailoverDevice b = opened.keep((FailoverDevice) RdmaDevices.open("failover://127.0.1.2+127.0.2.2?node=b"));
         Arena arena = opened.keep(Arena.ofShared());
@@ -94,36 +93,42 @@ class SharedReceiveQueueFailoverTest {
         Opened.connect(qa1, b, "127.0.1.2", qb1);
         Opened.connect(qa2, b, "127.0.1.2", qb2);
         int shared = ((FailoverSharedReceiveQueue) srq).adapter();
-        assertThat(qb1.receiveAdapter()).isEqualTo(shared);
-        assertThat(qb2.receiveAdapter()).isEqualTo(shared);
+        assertThat(qb1.receivePathAdapter()).isEqualTo(shared);
+        assertThat(qb2.receivePathAdapter()).isEqualTo(shared);
+        Path broken = qb1.paths.receivePath();
+        Path other = qb2.paths.receivePath();
 
-        // one connection's path breaks (its own transport, not the adapter): it may not take the SRQ along
-        qa1.moves().failover(qa1.sendPath(), null, "test: this connection's path broke");
+        // one connection's path breaks (its own transport, not the adapter): it moves to its cross path to the same adapter
+        qa1.moves().failover(qa1.paths.sendPath(), null, "test: this connection's path broke");
         long deadline = System.nanoTime() + Opened.WAIT.toNanos();
-        while (qb1.state() != QpState.ERROR) {
-            assertThat(System.nanoTime()).as("b's first connection to end").isLessThan(deadline);
+        while (qb1.paths.receive == broken.id || qa1.migrating() || qb1.migrating()) {
+            assertThat(System.nanoTime()).as("b's first connection to receive over another path").isLessThan(deadline);
             Thread.onSpinWait();
         }
-        assertThat(qb1.failure()).hasValueSatisfying(f -> {
-            assertThat(f.kind()).isEqualTo(QpFailure.Kind.TRANSPORT);
-            assertThat(f.detail()).contains("shared receive queue").contains("QP " + qb2.qpNumber() + " still receives through it");
-        });
+        assertThat(qb1.receivePathAdapter()).as("its receives stayed on the queue's adapter").isEqualTo(shared);
         assertThat(((FailoverSharedReceiveQueue) srq).adapter()).as("the SRQ's receives stayed").isEqualTo(shared);
+        assertThat(qb2.paths.receive).as("the other connection kept its path").isEqualTo(other.id);
+        assertThat(other.up).isTrue();
 
-        // the other connection goes on through the SRQ, each message once, with its bytes
+        // both connections go on through the SRQ, each message once, with its bytes
         WorkCompletion[] wcs = WorkCompletion.array(8);
         for (int m = 0; m < 40; m++) {
+            FailoverQueuePair sender = m % 2 == 0 ? qa1 : qa2;
+            CompletionQueue senderCq = m % 2 == 0 ? cqA1 : cqA2;
+            CompletionQueue receiverCq = m % 2 == 0 ? cqB1 : cqB2;
             memA.set(ValueLayout.JAVA_INT, 0, 1000 + m);
-            qa2.postSend(new WorkRequest.Send(m, new Sge(mrA, 0, SIZE), WrFlags.SIGNALED));
-            WorkCompletion r = awaitOne(cqB2, wcs, "message " + m + " on the second connection");
+            sender.postSend(new WorkRequest.Send(m, new Sge(mrA, 0, SIZE), WrFlags.SIGNALED));
+            WorkCompletion r = awaitOne(receiverCq, wcs, "message " + m);
             assertThat(r.status()).as("%s", r).isEqualTo(CompletionStatus.SUCCESS);
             assertThat(r.opcode()).isEqualTo(CompletionOpcode.RECV);
             int slot = (int) r.wrId();
             assertThat(memB.get(ValueLayout.JAVA_INT, (long) slot * SIZE)).as("message %d's bytes", m).isEqualTo(1000 + m);
             srq.postReceive(new ReceiveRequest(slot, new Sge(mrB, (long) slot * SIZE, SIZE)));
-            assertThat(awaitOne(cqA2, wcs, "the Send's completion").status()).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(awaitOne(senderCq, wcs, "the Send's completion").status()).isEqualTo(CompletionStatus.SUCCESS);
         }
+        assertThat(qb1.state()).isEqualTo(QpState.RTS);
         assertThat(qb2.state()).isEqualTo(QpState.RTS);
+        assertThat(cqB1.poll(wcs)).as("nothing arrived twice").isZero();
         assertThat(cqB2.poll(wcs)).as("nothing arrived twice").isZero();
     }
 

@@ -56,10 +56,11 @@ class SimplexPathsTest {
         CheckedStream stream = keep(CheckedStream.between(qa, qb, StreamShape.sendsAndWrites(512)));
         Opened.connect(qa, b, "127.0.1.2", qb);
 
-        assertThat(qa.sendPath()).as("a sends over cable 1, to b's receive adapter").isEqualTo(1);
-        assertThat(qa.peerAdapterOf(1)).isEqualTo(1);
-        assertThat(qb.sendPath()).as("b sends over cable 0, to a's receive adapter").isZero();
-        assertThat(qb.peerAdapterOf(0)).isZero();
+        assertThat(qa.sendAdapter()).as("a sends over cable 1, to b's receive adapter").isEqualTo(1);
+        assertThat(qa.paths.sendPath().remote).isEqualTo(1);
+        assertThat(qb.sendAdapter()).as("b sends over cable 0, to a's receive adapter").isZero();
+        assertThat(qb.paths.sendPath().remote).isZero();
+        assertThat(qa.livePaths()).as("one path per cable").isEqualTo(2);
 
         Verdict first = stream.run(500, Opened.WAIT, Duration.ofMillis(100), null);
         assertThat(first.clean()).as("%s", first).isTrue();
@@ -75,7 +76,7 @@ class SimplexPathsTest {
         assertThat(v.messagesReceived()).isEqualTo(1500);
         assertThat(ea).anyMatch(e -> e instanceof FailoverEvent.Migrated m && m.toAdapter() == left);
         assertThat(eb).anyMatch(e -> e instanceof FailoverEvent.Migrated m && m.toAdapter() == left);
-        assertThat(List.of(qa.sendPath(), qa.receiveAdapter(), qb.sendPath(), qb.receiveAdapter()))
+        assertThat(List.of(qa.sendAdapter(), qa.receivePathAdapter(), qb.sendAdapter(), qb.receivePathAdapter()))
                 .as("both directions of both sides on the cable left").containsOnly(left);
     }
 }

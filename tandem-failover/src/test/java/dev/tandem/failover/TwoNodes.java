@@ -199,14 +199,20 @@ final class TwoNodes implements AutoCloseable {
         assertThat(sb.qp.state()).isEqualTo(QpState.RTS);
     }
 
-    /** Waits (bounded) until both sides of the connection have {@code n} live paths. */
-    void awaitPaths(int n) {
+    /** Waits (bounded) until both sides of the connection have every path the topology gives them live. */
+    void awaitAllPaths() {
+        int n = sa.failover().pathCount();
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (sa.failover().livePaths() < n || sb.failover().livePaths() < n) {
             assertThat(System.nanoTime()).as("paths set up again: a has %d, b has %d of %d", sa.failover().livePaths(),
                     sb.failover().livePaths(), n).isLessThan(deadline);
             Thread.onSpinWait();
         }
+    }
+
+    /** The first path of {@code qp} whose own end is adapter {@code k}. */
+    static Path pathOn(FailoverQueuePair qp, int k) {
+        return qp.paths.on(k).getFirst();
     }
 
     static List<FailoverEvent> events(FailoverWatch w) {

@@ -62,7 +62,7 @@ class WindowFailoverTest {
         assertThat(memory.get(ValueLayout.JAVA_BYTE, BASE)).isEqualTo((byte) 1);
 
         FailoverWatch wb = nodes.b.watch();
-        int carrying = qb.sendPath();
+        int carrying = qb.receivePathAdapter(); // a window is bound where the peer's accesses arrive
         ((AdapterControl) nodes.b.adapters().get(carrying)).injectFatalError("test: the adapter b's window was bound on");
         awaitMigrated(wb);
 
@@ -92,7 +92,7 @@ class WindowFailoverTest {
         assertThat(await(nodes.sb.cq(), "b's invalidate").status()).isEqualTo(CompletionStatus.SUCCESS);
 
         FailoverWatch wb = nodes.b.watch();
-        ((AdapterControl) nodes.b.adapters().get(qb.sendPath())).injectFatalError("test: after the window was invalidated");
+        ((AdapterControl) nodes.b.adapters().get(qb.receivePathAdapter())).injectFatalError("test: after the window was invalidated");
         awaitMigrated(wb);
 
         nodes.sa.region().segment().asSlice(0, 64).fill((byte) 3);

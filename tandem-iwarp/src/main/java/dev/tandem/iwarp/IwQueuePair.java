@@ -379,7 +379,7 @@ final class IwQueuePair implements KitQueuePair, QpContext {
     public void fail(Failure f, Runnable inProgress) {
         // the cause goes first, before the state and anything that completes: a QP seen in ERROR tells why;
         // of two failures racing, the one that set it is the one that fails the QP
-        if (!failure.compareAndSet(null, new QpFailure(f.kind(), f.detail()))) {
+        if (!failure.compareAndSet(null, new QpFailure(f.kind(), f.detail(), f.headStatus()))) {
             if (inProgress != null) {
                 inProgress.run();
             }

@@ -7,8 +7,12 @@ package dev.tandem.verbs;
  *
  * @param kind   what kind of cause
  * @param detail what happened, for people
+ * @param status the completion status this failure gives the request it hit on the wire: what a layer
+ *               above reports for work it cannot show arrived (REM_ACCESS_ERR after a protection
+ *               Terminate, REM_OP_ERR after the peer could not take a Send, ...); WR_FLUSH_ERR where
+ *               the failure names no such status
  */
-public record QpFailure(Kind kind, String detail) {
+public record QpFailure(Kind kind, String detail, CompletionStatus status) {
     public enum Kind {
         /** The connection broke under the QP (reset, lost, a framing or CRC fault of the link) or its adapter failed. */
         TRANSPORT,
@@ -27,5 +31,11 @@ public record QpFailure(Kind kind, String detail) {
             throw new InvalidArgumentException("QpFailure: kind is null");
         }
         detail = detail == null ? "" : detail;
+        status = status == null ? CompletionStatus.WR_FLUSH_ERR : status;
+    }
+
+    /** A failure that names no status of its own (work it ends is flushed). */
+    public QpFailure(Kind kind, String detail) {
+        this(kind, detail, CompletionStatus.WR_FLUSH_ERR);
     }
 }

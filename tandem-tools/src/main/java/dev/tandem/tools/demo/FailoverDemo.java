@@ -178,7 +178,7 @@ final class FailoverDemo implements AutoCloseable {
         say("resetting a's adapter " + carrying + " (the connection keeps running on adapter " + a.adapterOf(qa) + ")");
         ((AdapterControl) a.adapters().get(carrying)).reset(Duration.ofSeconds(5));
         runWhile(() -> !upAgain.contains(carrying), "a's adapter " + carrying + " to come up again after its reset");
-        runWhile(() -> a.livePaths(qa) < 2, "the path on a's adapter " + carrying + " to be set up again");
+        runWhile(() -> a.livePaths(qa) < a.pathCount(qa), "the paths on a's adapter " + carrying + " to be set up again");
         runUntilSent(2 * messages / 3);
         stream.sendUpTo(messages);
         int now = a.adapterOf(qa);
@@ -191,7 +191,7 @@ final class FailoverDemo implements AutoCloseable {
         link.linkUp();
         say("link of a's adapter " + now + " is up again");
         runWhile(() -> !upAgain.contains(now), "a's adapter " + now + " to carry work again after link up");
-        runWhile(() -> a.livePaths(qa) < 2, "the path on a's adapter " + now + " to be set up again");
+        runWhile(() -> a.livePaths(qa) < a.pathCount(qa), "the paths on a's adapter " + now + " to be set up again");
     }
 
     /**

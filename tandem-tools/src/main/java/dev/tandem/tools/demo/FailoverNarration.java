@@ -14,8 +14,8 @@ public final class FailoverNarration {
     public static String text(FailoverEvent e) {
         return switch (e) {
             case FailoverEvent.PathDown d -> "detected: adapter " + d.adapter() + " is down (" + d.cause() + ")";
-            case FailoverEvent.Holding h -> "holding the application's posts; moving QP " + h.qpNumber() + " from adapter " + h.fromAdapter()
-                    + " to adapter " + h.toAdapter() + " (" + h.cause() + ")";
+            case FailoverEvent.Holding h -> "holding the application's posts; moving QP " + h.qpNumber() + " off adapter "
+                    + h.fromAdapter() + (h.toAdapter() >= 0 ? " to adapter " + h.toAdapter() : "") + " (" + h.cause() + ")";
             case FailoverEvent.Reported r -> "REPORT sent: LAST RELIABLY SENT " + r.lastReliablySent() + ", LAST RELIABLY RECEIVED "
                     + r.lastReliablyReceived();
             case FailoverEvent.PeerReported r -> "REPORT of the peer: LAST RELIABLY SENT " + r.lastReliablySent()

@@ -45,7 +45,7 @@ class DemoCommandTest {
                 "verdict: clean");
         assertThat(text).contains("b: REPORT of the peer: LAST RELIABLY SENT")
                 .containsPattern("a: detected: adapter \\d is down \\(adapter \\d failed: injected: demo: simulated PCI error\\)")
-                .containsPattern("b: holding the application's posts; moving QP \\d+ from adapter \\d to adapter \\d")
+                .containsPattern("b: holding the application's posts; moving QP \\d+ off adapter \\d")
                 .containsPattern("b: MIGRATED to adapter \\d")
                 .containsPattern("a: adapter \\d works again")
                 .containsPattern("a: path on adapter \\d set up again: a backup once more")

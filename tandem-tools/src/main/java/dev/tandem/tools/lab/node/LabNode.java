@@ -185,7 +185,8 @@ public final class LabNode implements AutoCloseable {
     }
 
     private void report() {
-        int adapter = device.adapterOf(qp);
+        // a sender's adapter carries its sends; a receiver's is where the peer's sends arrive
+        int adapter = sending ? device.adapterOf(qp) : device.receiveAdapterOf(qp);
         String state = qp.state().name();
         if (sending) {
             var half = sender.half();

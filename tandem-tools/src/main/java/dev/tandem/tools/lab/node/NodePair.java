@@ -37,6 +37,7 @@ public final class NodePair implements AutoCloseable {
     private int port = -1;
     private int connected;
     private long senderReports;
+    private long receiverReports;
 
     private NodePair(NodeProcess a, NodeProcess b, Consumer<NodeReport.Event> listener) {
         this.a = a;
@@ -115,6 +116,16 @@ public final class NodePair implements AutoCloseable {
         long after = senderReports + 2;
         await(() -> senderReports < after, bound, "a fresh report of a");
         return carryingAdapter();
+    }
+
+    /**
+     * The adapter of b's host where a's sends arrive now (b's receive path: cross paths let it differ from
+     * a's), counted from 1 as the lab counts (h2.aK): from a report b printed after this call.
+     */
+    public int receivingAdapterNow(Duration bound) {
+        long after = receiverReports + 2;
+        await(() -> receiverReports < after, bound, "a fresh report of b");
+        return receiver.adapter() + 1;
     }
 
     /** The latest halves of a and b, joined. */
@@ -243,7 +254,10 @@ public final class NodePair implements AutoCloseable {
                         sender = s;
                         senderReports++;
                     }
-                    case NodeReport.ReceiverState s -> receiver = s;
+                    case NodeReport.ReceiverState s -> {
+                        receiver = s;
+                        receiverReports++;
+                    }
                     case NodeReport.Event e -> {
                         events.add(e);
                         listener.accept(e);

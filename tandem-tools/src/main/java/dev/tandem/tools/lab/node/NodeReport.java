@@ -79,7 +79,7 @@ public sealed interface NodeReport {
         }
     }
 
-    /** Where a receiver stands; as {@link SenderState}. */
+    /** Where a receiver stands; as {@link SenderState}, its adapter the one where the sender's Sends arrive. */
     record ReceiverState(String node, String qpState, int adapter, long lastSuccessEpochMicros, ReceiverHalf half) implements NodeReport {
         @Override
         public String json() {
