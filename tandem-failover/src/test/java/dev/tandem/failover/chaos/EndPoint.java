@@ -58,7 +58,8 @@ final class EndPoint {
     private boolean stateReported;
     private boolean probed;
     private boolean finished;
-    private int threw;
+    /** Exceptions of the verbs by verb and class: the first of each is a finding, the rest are counted. */
+    private final java.util.Map<String, Integer> exceptions = new java.util.TreeMap<>();
 
     private EndPoint(int id, int connection, int node, SendSide.Role role, EndShape shape, FailoverDevice device, QueuePair qp,
                      CompletionQueue sendCq, CompletionQueue receiveCq, MemoryRegion source, MemoryRegion landing, MemoryRegion credit,
@@ -152,6 +153,7 @@ final class EndPoint {
         }
         watchState();
         if (!ended) {
+            progress |= receive.retry();
             progress |= send.pump(drain, receive.consumed());
         }
         return progress;
@@ -162,8 +164,7 @@ final class EndPoint {
         try {
             n = cq.poll(wcs);
         } catch (RuntimeException e) {
-            findings.add(Check.EXCEPTION, name() + ": poll threw " + e);
-            threw();
+            threw("poll", e, "");
             return false;
         }
         for (int i = 0; i < n; i++) {
@@ -206,10 +207,14 @@ final class EndPoint {
         }
     }
 
-    /** A verb threw: after a few the end gives up rather than flood the findings. */
-    void threw() {
-        if (++threw >= 5) {
-            ended("verbs kept throwing");
+    /**
+     * A verb threw: the first exception of each verb and class is a finding, the rest are counted (the
+     * application goes on and tries again, as one would).
+     */
+    void threw(String verb, RuntimeException e, String context) {
+        String key = verb + " " + e.getClass().getSimpleName();
+        if (exceptions.merge(key, 1, Integer::sum) == 1) {
+            findings.add(Check.EXCEPTION, name() + ": " + verb + " threw " + e + context);
         }
     }
 
@@ -240,6 +245,11 @@ final class EndPoint {
         }
         send.ledger().summarise();
         receive.summarise();
+        exceptions.forEach((key, n) -> {
+            if (n > 1) {
+                findings.add(Check.EXCEPTION, name() + ": " + key + " " + (n - 1) + " more times");
+            }
+        });
     }
 
     /** The end's state in words, for a stall report. */

@@ -92,21 +92,47 @@ final class FaultInjector implements Runnable {
             case FaultPlan.Fault.ConnectionReset(int node, int adapter) ->
                     act("reset connections of " + at(node, adapter), () -> note("  " + link(node, adapter).resetConnections() + " reset"));
             case FaultPlan.Fault.CrossDouble(int resetAfterMs) -> {
-                fatal(Nodes.A, 0);
-                fatal(Nodes.B, 1);
+                together(() -> fatal(Nodes.A, 0), () -> fatal(Nodes.B, 1));
                 wait(resetAfterMs);
                 reset(Nodes.A, 0);
                 reset(Nodes.B, 1);
             }
-            case FaultPlan.Fault.WholeNode(int node) -> {
-                fatal(node, 0);
-                fatal(node, 1);
-            }
+            case FaultPlan.Fault.WholeNode(int node) -> together(() -> fatal(node, 0), () -> fatal(node, 1));
             case FaultPlan.Fault.SecondWhenBack(FaultPlan.Fault first, FaultPlan.Fault second) -> {
                 inject(first);
                 if (awaitPaths("after the first fault " + first)) {
                     inject(second);
                 }
+            }
+        }
+    }
+
+    /** Runs both faults at the same moment, each on a thread of its own (an injection may take a while: it writes a dump). */
+    private void together(Runnable first, Runnable second) {
+        CountDownLatch gate = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (Runnable r : List.of(first, second)) {
+            Thread t = new Thread(() -> {
+                try {
+                    gate.await();
+                    r.run();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "chaos-faults-together-" + threads.size());
+            t.setDaemon(true);
+            t.start();
+            threads.add(t);
+        }
+        gate.countDown();
+        for (Thread t : threads) {
+            try {
+                t.join(RESET_OWNERS.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (t.isAlive()) {
+                findings.add(Check.HARNESS, t.getName() + " did not inject its fault within " + RESET_OWNERS.toSeconds() + "s");
             }
         }
     }

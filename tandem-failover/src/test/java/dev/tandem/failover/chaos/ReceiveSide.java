@@ -20,6 +20,7 @@ final class ReceiveSide {
     private final Findings findings;
     private final RandomGenerator rng;
     private final boolean errorsAllowed;
+    private final java.util.ArrayDeque<Integer> repost = new java.util.ArrayDeque<>();
     private long consumed;
     private boolean errorSeen;
     private int errors;
@@ -84,13 +85,27 @@ final class ReceiveSide {
         check.accept(got, length, wc.isSolicited());
         consumed++;
         if (!end.isEnded()) {
+            repost.addLast(b);
+            retry();
+        }
+    }
+
+    /** Posts again the buffers whose completions were handled; one whose post throws is tried again next step. */
+    boolean retry() {
+        boolean posted = false;
+        while (!repost.isEmpty()) {
+            int b = repost.peekFirst();
             try {
                 buffers.post(b, rng);
             } catch (RuntimeException e) {
-                findings.add(Check.EXCEPTION, who + ": posting buffer " + b + " again threw " + e);
-                end.threw();
+                end.threw("postReceive", e, " posting buffer " + b + " again" + (buffers.isShared() ? ""
+                        : " (" + buffers.outstanding() + " of the application's " + buffers.count() + " buffers posted)"));
+                return posted;
             }
+            repost.pollFirst();
+            posted = true;
         }
+        return posted;
     }
 
     /** Receives consumed: the peer's credit. */

@@ -23,7 +23,7 @@ import java.util.random.RandomGenerator;
  */
 final class SendSide implements SendLedger.Resolutions {
     static final int CREDIT_LENGTH = 16;
-    private static final byte SCRIBBLE = (byte) 0x5A;
+    static final byte SCRIBBLE = (byte) 0x5A;
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     /** Whom this end answers or asks, in request/response traffic. */
@@ -240,8 +240,8 @@ final class SendSide implements SendLedger.Resolutions {
             return true;
         } catch (RuntimeException e) {
             ledger.unpost(p);
-            findings.add(Check.EXCEPTION, end.name() + ": postSend of " + p + " threw " + e);
-            end.threw();
+            end.threw("postSend", e, " posting " + p + " (the application counts " + ledger.outstanding() + " outstanding of send depth "
+                    + end.qp().config().sendDepth() + ")");
             return false;
         }
     }

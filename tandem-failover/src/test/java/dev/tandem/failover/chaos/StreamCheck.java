@@ -63,8 +63,8 @@ final class StreamCheck {
         String at = who + " " + stream.name() + ": ";
         if (got.length < HEADER_LENGTH || MessageDescriptor.getInt(got, MAGIC_OFFSET) != MAGIC) {
             findings.add(Check.CORRUPT, at + "a message of " + byteLength + " bytes with no valid header arrived where message "
-                    + next + " was expected");
-            advance(next);
+                    + next + " was expected" + scribbled(got));
+            advance(next + 1); // taken for the message expected, so the next one is not reported lost as well
             return;
         }
         int connection = MessageDescriptor.connection(got);
@@ -117,7 +117,8 @@ final class StreamCheck {
             int d = firstDifference(written, expected);
             if (d >= 0) {
                 findings.add(Check.WRITE, at + "the Write named by message " + number + " (" + expected.length + " bytes at offset "
-                        + landingOffset(number) + ") holds byte " + (written[d] & 0xFF) + " at " + d + ", written " + (expected[d] & 0xFF));
+                        + landingOffset(number) + ") holds byte " + (written[d] & 0xFF) + " at " + d + ", written " + (expected[d] & 0xFF)
+                        + scribbled(written));
             }
         }
     }
@@ -125,6 +126,17 @@ final class StreamCheck {
     private void advance(int to) {
         next = to;
         stream.delivered = to;
+    }
+
+    /** Says so when {@code b} is all the bytes a sender writes over an INLINE source once its post returned. */
+    static String scribbled(byte[] b) {
+        for (byte x : b) {
+            if (x != SendSide.SCRIBBLE) {
+                return "";
+            }
+        }
+        return b.length == 0 ? "" : " (every byte is 0x5A, what the sender wrote over the INLINE source after postSend returned:"
+                + " the bytes were taken from the application's buffer after the post, not copied at the post)";
     }
 
     static int firstDifference(byte[] a, byte[] b) {
