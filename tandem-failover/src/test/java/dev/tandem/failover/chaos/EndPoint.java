@@ -218,10 +218,11 @@ final class EndPoint {
         }
     }
 
-    /** True when this end has nothing more to do: drained (in the drain phase), or ended and flushed. */
+    /** True when this end has nothing more to do, in the drain phase: drained, or ended and flushed. */
     boolean done(boolean drain) {
         if (!finished) {
-            finished = ended ? send.flushed() && receive.flushed() : drain && send.drained() && receive.drained();
+            // an ended end polls on until the drain: a receive completed before the end may still be queued
+            finished = drain && (ended ? send.flushed() && receive.flushed() : send.drained() && receive.drained());
         }
         return finished;
     }

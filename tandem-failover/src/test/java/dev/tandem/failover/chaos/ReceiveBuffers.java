@@ -92,7 +92,7 @@ final class ReceiveBuffers {
         for (int i = 0; i < pieces.length; i += 2) {
             sgl.add(new Sge(region, base + pieces[i], pieces[i + 1]));
         }
-        layouts.set(b, pieces);
+        int[] before = layouts.getAndSet(b, pieces);
         posted.set(b, 1);
         if (order != null) {
             order.addLast(b);
@@ -105,6 +105,7 @@ final class ReceiveBuffers {
                 qp.postReceive(r);
             }
         } catch (RuntimeException e) {
+            layouts.set(b, before); // not posted: a device that still holds it places by the layout it was given
             posted.set(b, 0);
             if (order != null) {
                 order.removeLastOccurrence(b);

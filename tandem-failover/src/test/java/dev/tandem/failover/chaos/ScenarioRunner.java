@@ -118,13 +118,13 @@ final class ScenarioRunner {
         if (fabric.nodes[1] == null || fabric.ends.isEmpty() || fabric.ends.getFirst().send() == null) {
             return; // set-up failed: nothing ran
         }
-        if (faults != null) {
-            faults.restoreAll();
-        }
         for (Driver d : fabric.drivers) {
             if (!d.thread().isAlive()) {
-                d.ends().forEach(EndPoint::finish);
+                d.ends().forEach(EndPoint::finish); // before adapters are reset: what their CQs still hold is polled and checked
             }
+        }
+        if (faults != null) {
+            faults.restoreAll();
         }
         for (StreamState[] pair : fabric.streams) {
             for (StreamState s : pair) {

@@ -76,6 +76,9 @@ final class SendLedger {
     private boolean errorSeen;
     private CompletionStatus firstError;
     private int errors;
+    /** Signalled requests a later completion passed over, by seq: lost unless their completion comes late. */
+    private final java.util.Map<Long, Posted> skipped = new java.util.TreeMap<>();
+    private int lateCompletions;
 
     /**
      * @param who           the queue's name in violations
@@ -125,6 +128,9 @@ final class SendLedger {
 
     /** True while a signalled request waits for its completion. */
     boolean signalledOutstanding() {
+        if (!skipped.isEmpty()) {
+            return true;
+        }
         for (Posted p : queue) {
             if (p.signalled()) {
                 return true;
@@ -133,9 +139,9 @@ final class SendLedger {
         return false;
     }
 
-    /** The signalled requests still without a completion. */
+    /** The signalled requests still without a completion (those passed over by a later completion first). */
     List<Posted> unresolvedSignalled() {
-        List<Posted> l = new ArrayList<>();
+        List<Posted> l = new ArrayList<>(skipped.values());
         for (Posted p : queue) {
             if (p.signalled()) {
                 l.add(p);
@@ -144,8 +150,11 @@ final class SendLedger {
         return l;
     }
 
-    /** Tells how many more error completions followed the first one reported while a path remained. */
+    /** Tells what was counted rather than told: more late completions, more errors while a path remained. */
     void summarise() {
+        if (lateCompletions > 1) {
+            findings.add(Check.SEND_ORDER, who + ": " + (lateCompletions - 1) + " more requests completed after later ones");
+        }
         if (errors > 1) {
             findings.add(Check.STATUS, who + ": " + (errors - 1) + " more error completions followed the first");
         }
@@ -159,20 +168,36 @@ final class SendLedger {
     void complete(long seq, CompletionStatus status, CompletionOpcode opcode, long byteLength, Resolutions to) {
         boolean ok = status == CompletionStatus.SUCCESS;
         if (!queue.isEmpty() && queue.peekFirst().seq() < seq) {
-            // everything before it is resolved by it: unsignalled ones are covered, a signalled one was skipped
+            // everything before it is resolved by it: unsignalled ones are covered, signalled ones were skipped
+            List<Posted> passed = new ArrayList<>();
             while (!queue.isEmpty() && queue.peekFirst().seq() < seq) {
                 Posted p = queue.pollFirst();
                 if (p.signalled()) {
-                    findings.add(Check.SEND_ORDER, who + ": completion of #" + seq + " (" + status + ") came before one for "
-                            + p + ": a signalled request was skipped, lost or reordered");
+                    passed.add(p);
+                    skipped.put(p.seq(), p);
+                } else {
+                    to.resolved(p, Outcome.COVERED, 0);
                 }
-                to.resolved(p, Outcome.COVERED, 0);
             }
+            if (!passed.isEmpty()) {
+                findings.add(Check.SEND_ORDER, who + ": completion of #" + seq + " (" + status + ") came before the completions of "
+                        + passed.size() + " signalled requests posted before it, " + passed.getFirst() + (passed.size() > 1
+                        ? " .. " + passed.getLast() : "") + " (lost, or completed out of order)");
+            }
+        }
+        Posted late = skipped.remove(seq);
+        if (late != null) {
+            // a request passed over earlier completes now: out of order; told once, counted by summarise
+            if (lateCompletions++ == 0) {
+                findings.add(Check.SEND_ORDER, who + ": " + late + " completed " + status + " after later requests had completed");
+            }
+            to.resolved(late, ok ? Outcome.SUCCEEDED : Outcome.FAILED, byteLength);
+            return;
         }
         Posted p = queue.peekFirst();
         if (p == null || p.seq() != seq) {
             findings.add(Check.SEND_ORDER, who + ": completion of #" + seq + " (" + status + ", " + opcode + ") is for a request "
-                    + (seq < nextSeq ? "already resolved (a second completion, or out of order)" : "never posted")
+                    + (seq < nextSeq ? "already resolved (a second completion)" : "never posted")
                     + "; next outstanding " + (p == null ? "none" : p));
             return;
         }

@@ -44,6 +44,11 @@ class SendLedgerTest {
         l.complete(1, CompletionStatus.SUCCESS, CompletionOpcode.SEND, 100, to);
         l.complete(7, CompletionStatus.SUCCESS, CompletionOpcode.SEND, 100, to);
         assertThat(findings.count(Check.SEND_ORDER)).isEqualTo(3);
+        assertThat(l.unresolvedSignalled()).as("the one passed over, until it completes").extracting(SendLedger.Posted::seq).containsExactly(0L);
+        l.complete(0, CompletionStatus.SUCCESS, CompletionOpcode.SEND, 100, to);
+        assertThat(findings.count(Check.SEND_ORDER)).as("late").isEqualTo(4);
+        assertThat(l.unresolvedSignalled()).isEmpty();
+        assertThat(resolved).containsExactly("1:SUCCEEDED", "0:SUCCEEDED");
     }
 
     @Test
