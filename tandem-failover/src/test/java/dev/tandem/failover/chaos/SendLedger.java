@@ -79,6 +79,8 @@ final class SendLedger {
     /** Signalled requests a later completion passed over, by seq: lost unless their completion comes late. */
     private final java.util.Map<Long, Posted> skipped = new java.util.TreeMap<>();
     private int lateCompletions;
+    /** Unsignalled requests an error completion passed over: their own flush may still come, late. */
+    private final java.util.Map<Long, Posted> passedUnsignalled = new java.util.HashMap<>();
 
     /**
      * @param who           the queue's name in violations
@@ -176,14 +178,32 @@ final class SendLedger {
                     passed.add(p);
                     skipped.put(p.seq(), p);
                 } else {
+                    if (!ok) {
+                        // an error covers nothing for sure: it may have completed silently, or its own flush may still come (late)
+                        passedUnsignalled.put(p.seq(), p);
+                    }
                     to.resolved(p, Outcome.COVERED, 0);
                 }
             }
             if (!passed.isEmpty()) {
-                findings.add(Check.SEND_ORDER, who + ": completion of #" + seq + " (" + status + ") came before the completions of "
-                        + passed.size() + " signalled requests posted before it, " + passed.getFirst() + (passed.size() > 1
-                        ? " .. " + passed.getLast() : "") + " (lost, or completed out of order)");
+                Posted it = queue.peekFirst();
+                boolean probe = it != null && it.seq() == seq && it.probe();
+                findings.add(Check.SEND_ORDER, who + ": completion of #" + seq + (probe ? " (the probe Send posted once the QP was"
+                        + " seen in ERROR, " : " (") + status + ") came before the completions of " + passed.size()
+                        + " signalled requests posted before it, " + passed.getFirst() + (passed.size() > 1 ? " .. " + passed.getLast() : "")
+                        + " (lost, or completed out of order)");
             }
+        }
+        Posted unsignalled = passedUnsignalled.remove(seq);
+        if (unsignalled != null) {
+            if (lateCompletions++ == 0) {
+                findings.add(Check.SEND_ORDER, who + ": " + unsignalled + " completed " + status + " after a later request's error"
+                        + " completion (flushes must come in posting order)");
+            }
+            if (ok) {
+                findings.add(Check.COMPLETION, who + ": unsignalled " + unsignalled + " made a successful completion of its own");
+            }
+            return;
         }
         Posted late = skipped.remove(seq);
         if (late != null) {
