@@ -18,16 +18,18 @@ import java.util.concurrent.ThreadLocalRandom;
  *   <li>{@code tandem.chaos.kinds} the kinds, comma-separated (default all);</li>
  *   <li>{@code tandem.chaos.seed} with {@code tandem.chaos.kind}: that one scenario alone (with the
  *       kind left out: that seed under every kind of {@code tandem.chaos.kinds});</li>
- *   <li>{@code tandem.chaos.topology} SWITCHED or SWITCHLESS for every scenario (default: drawn).</li>
+ *   <li>{@code tandem.chaos.topology} SWITCHED or SWITCHLESS for every scenario (default: drawn);</li>
+ *   <li>{@code tandem.chaos.windows} true or false: memory windows in every scenario or none (default: drawn, one in four).</li>
  * </ul>
  */
-record ChaosSettings(long master, int perKind, Duration traffic, List<FaultKind> kinds, Long seed, Topology topology) {
+record ChaosSettings(long master, int perKind, Duration traffic, List<FaultKind> kinds, Long seed, Topology topology, Boolean windows) {
     static ChaosSettings fromSystemProperties() {
         String master = System.getProperty("tandem.chaos.master");
         String seed = System.getProperty("tandem.chaos.seed");
         String kind = System.getProperty("tandem.chaos.kind");
         String kinds = System.getProperty("tandem.chaos.kinds");
         String topology = System.getProperty("tandem.chaos.topology");
+        String windows = System.getProperty("tandem.chaos.windows");
         List<FaultKind> k = kind != null ? List.of(FaultKind.valueOf(kind.strip().toUpperCase(Locale.ROOT)))
                 : kinds != null ? Arrays.stream(kinds.split(",")).map(s -> FaultKind.valueOf(s.strip().toUpperCase(Locale.ROOT))).toList()
                 : List.of(FaultKind.values());
@@ -35,7 +37,8 @@ record ChaosSettings(long master, int perKind, Duration traffic, List<FaultKind>
         return new ChaosSettings(master != null ? Seeds.parse(master) : ThreadLocalRandom.current().nextLong(),
                 Integer.parseInt(System.getProperty("tandem.chaos.scenarios", "2")), Duration.ofMillis((long) (seconds * 1000)), k,
                 seed != null ? Seeds.parse(seed) : null,
-                topology != null ? Topology.valueOf(topology.strip().toUpperCase(Locale.ROOT)) : null);
+                topology != null ? Topology.valueOf(topology.strip().toUpperCase(Locale.ROOT)) : null,
+                windows != null ? Boolean.valueOf(windows.strip()) : null);
     }
 
     /** The scenarios, grouped by kind: each seed derives from the master, kind and index (or is the one given). */
@@ -43,11 +46,11 @@ record ChaosSettings(long master, int perKind, Duration traffic, List<FaultKind>
         List<ScenarioSpec> l = new ArrayList<>();
         for (FaultKind kind : kinds) {
             if (seed != null) {
-                l.add(ScenarioSpec.of(seed, kind, traffic, topology));
+                l.add(ScenarioSpec.of(seed, kind, traffic, topology, windows));
                 continue;
             }
             for (int i = 0; i < perKind; i++) {
-                l.add(ScenarioSpec.of(Seeds.mix(master, kind.ordinal(), i), kind, traffic, topology));
+                l.add(ScenarioSpec.of(Seeds.mix(master, kind.ordinal(), i), kind, traffic, topology, windows));
             }
         }
         return l;

@@ -5,12 +5,15 @@ import dev.tandem.verbs.Access;
 import dev.tandem.verbs.CompletionChannel;
 import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.MemoryRegion;
+import dev.tandem.verbs.MemoryWindow;
 import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.QueuePairConfig;
 import dev.tandem.verbs.SharedReceiveQueue;
 import dev.tandem.verbs.WorkCompletion;
+import dev.tandem.verbs.WorkRequest;
+import dev.tandem.verbs.WrFlags;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -44,11 +47,14 @@ final class EndPoint {
     private final MemoryRegion credit;
     private final MemoryRegion known;
     private final MemoryRegion readSink;
+    private final MemoryWindow window;
     private final ReceiveBuffers buffers;
     private final boolean errorsAllowed;
     private final WorkCompletion[] wcs = WorkCompletion.array(16);
     /** The peer's keys, learnt from the private data at connection set-up. */
     volatile PeerKeys peerKeys;
+    /** The rkey of the window the peer bound over its landing slots, 0 when it has none. */
+    volatile int peerWindowRkey;
     private Findings findings;
     private SendSide send;
     private ReceiveSide receive;
@@ -63,7 +69,7 @@ final class EndPoint {
 
     private EndPoint(int id, int connection, int node, SendSide.Role role, EndShape shape, FailoverDevice device, QueuePair qp,
                      CompletionQueue sendCq, CompletionQueue receiveCq, MemoryRegion source, MemoryRegion landing, MemoryRegion credit,
-                     MemoryRegion known, MemoryRegion readSink, ReceiveBuffers buffers, boolean errorsAllowed) {
+                     MemoryRegion known, MemoryRegion readSink, MemoryWindow window, ReceiveBuffers buffers, boolean errorsAllowed) {
         this.id = id;
         this.connection = connection;
         this.node = node;
@@ -78,6 +84,7 @@ final class EndPoint {
         this.credit = credit;
         this.known = known;
         this.readSink = readSink;
+        this.window = window;
         this.buffers = buffers;
         this.errorsAllowed = errorsAllowed;
     }
@@ -106,7 +113,9 @@ final class EndPoint {
         QueuePair qp = res.keep(Resources.Group.QP, pd.createQueuePair(config));
         int rw = Access.LOCAL_WRITE | Access.REMOTE_WRITE;
         MemoryRegion source = region(pd, arena, (long) shape.sendDepth() * sourceSlot(model), Access.LOCAL_WRITE, res);
-        MemoryRegion landing = region(pd, arena, (long) shape.receiveCredits() * model.maxWrite(), rw, res);
+        MemoryRegion landing = region(pd, arena, (long) shape.receiveCredits() * model.maxWrite(), rw | (shape.window() ? Access.MW_BIND : 0),
+                res);
+        MemoryWindow window = shape.window() ? res.keep(Resources.Group.MW, pd.allocateMemoryWindow()) : null;
         MemorySegment word = arena.allocate(64, 64);
         word.set(LONG, 0, 0);
         word.set(LONG, 8, ~0L);
@@ -124,7 +133,7 @@ final class EndPoint {
             }
         }
         return new EndPoint(id, connection, node, role, shape, device, qp, sendCq, receiveCq, source, landing, credit, known, readSink,
-                buffers, errorsAllowed);
+                window, buffers, errorsAllowed);
     }
 
     private static MemoryRegion region(ProtectionDomain pd, Arena arena, long size, int access, Resources res) {
@@ -134,6 +143,39 @@ final class EndPoint {
     /** What this end tells its peer at connection set-up. */
     PeerKeys keys() {
         return new PeerKeys(connection, shape.receiveCredits(), landing.rkey(), credit.rkey(), known.rkey());
+    }
+
+    /**
+     * Binds this end's window over its whole landing region through its QP (before traffic), waiting
+     * up to {@code bound} for the bind's completion; its rkey, or 0 when there is no window or the bind
+     * failed (a finding).
+     */
+    int bindWindow(java.time.Duration bound, Findings f, RandomGenerator rng) {
+        if (window == null) {
+            return 0;
+        }
+        long wrId = sendTag(id) | ((1L << 40) - 1);
+        try {
+            qp.postSend(new WorkRequest.BindWindow(wrId, window, landing, 0, landing.length(), Access.REMOTE_WRITE, 1 + rng.nextInt(255),
+                    WrFlags.SIGNALED));
+        } catch (RuntimeException e) {
+            f.add(Check.EXCEPTION, name() + ": postSend of a BindWindow threw " + e);
+            return 0;
+        }
+        long deadline = System.nanoTime() + bound.toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            if (sendCq.await(wcs, java.time.Duration.ofMillis(10)) > 0) {
+                WorkCompletion wc = wcs[0];
+                if (wc.wrId() != wrId || wc.status() != dev.tandem.verbs.CompletionStatus.SUCCESS
+                        || wc.opcode() != dev.tandem.verbs.CompletionOpcode.BIND_WINDOW) {
+                    f.add(Check.STATUS, name() + ": the window's bind completed " + wc);
+                    return 0;
+                }
+                return window.rkey();
+            }
+        }
+        f.add(Check.NO_OUTCOME, name() + ": the window's bind did not complete within " + bound);
+        return 0;
     }
 
     /** Connected: builds the halves over the peer's keys. */
@@ -212,6 +254,9 @@ final class EndPoint {
      * application goes on and tries again, as one would).
      */
     void threw(String verb, RuntimeException e, String context) {
+        if (e instanceof dev.tandem.verbs.AsyncErrorException && qp.state() != QpState.RTS) {
+            return; // the verbs report a QP's background error once, on the next call, once it is in ERROR: as documented
+        }
         String key = verb + " " + e.getClass().getSimpleName();
         if (exceptions.merge(key, 1, Integer::sum) == 1) {
             findings.add(Check.EXCEPTION, name() + ": " + verb + " threw " + e + context);

@@ -12,12 +12,14 @@ import java.util.random.RandomGenerator;
  * @param signalAll      the QP signals every request
  * @param oneCq          one CQ for sends and receives (else one each)
  * @param reads          RDMA Reads outstanding at most
+ * @param window         a type-2 memory window over the landing slots, bound through the connection: the peer's
+ *                       named Writes go through it or through the region, at random
  */
-record EndShape(int sendDepth, int receiveCredits, int maxInline, boolean signalAll, boolean oneCq, int reads) {
-    static EndShape draw(RandomGenerator r) {
+record EndShape(int sendDepth, int receiveCredits, int maxInline, boolean signalAll, boolean oneCq, int reads, boolean window) {
+    static EndShape draw(RandomGenerator r, boolean windows) {
         int[] inline = {64, 128, 256, 512};
         return new EndShape(12 + r.nextInt(37), 6 + r.nextInt(19), inline[r.nextInt(inline.length)], r.nextInt(6) == 0,
-                r.nextBoolean(), 1 + r.nextInt(4));
+                r.nextBoolean(), 1 + r.nextInt(4), r.nextBoolean() && windows);
     }
 
     /** Completions the end's CQ must hold at once (both queues when it has one CQ). */

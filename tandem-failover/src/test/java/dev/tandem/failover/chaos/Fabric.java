@@ -101,8 +101,8 @@ final class Fabric {
         // the server's shared receive queues, one per PD, each sized for the credits of its connections
         EndShape[][] shapes = new EndShape[spec.connections()][2];
         for (int c = 0; c < spec.connections(); c++) {
-            shapes[c][0] = EndShape.draw(r);
-            shapes[c][1] = EndShape.draw(r);
+            shapes[c][0] = EndShape.draw(r, spec.windows());
+            shapes[c][1] = EndShape.draw(r, spec.windows());
         }
         ReceiveBuffers[] shared = new ReceiveBuffers[2];
         SharedReceiveQueue[] srqs = new SharedReceiveQueue[2];
@@ -140,6 +140,9 @@ final class Fabric {
             }
         }
         connectAll(clients, r);
+        for (EndPoint e : ends) { // a window's rkey goes to the peer in this process, before any traffic
+            end(e.connection(), Nodes.other(e.node())).peerWindowRkey = e.bindWindow(CONNECT, findings, r);
+        }
         for (EndPoint e : ends) {
             e.start(e.peerKeys, model, stream(e.connection(), e.node()), stream(e.connection(), Nodes.other(e.node())), findings,
                     new SplittableRandom(Seeds.mix(spec.seed(), 5, e.connection(), e.node())));

@@ -119,13 +119,17 @@ record ResourceProbe(Map<String, Integer> threads, Map<String, Integer> descript
     private static final Map<String, String> TCP_STATES = Map.of("01", "ESTABLISHED", "02", "SYN_SENT", "06", "TIME_WAIT",
             "07", "CLOSE", "08", "CLOSE_WAIT", "0A", "LISTEN", "04", "FIN_WAIT1", "05", "FIN_WAIT2", "09", "LAST_ACK", "0B", "CLOSING");
 
-    /** {@code 0100007F:1F90} (little-endian IPv4 as /proc/net/tcp writes it) as {@code 127.0.0.1:8080}. */
+    /**
+     * {@code 0100007F:1F90} (an IPv4 address as /proc/net/tcp writes it, in 32-bit words of host order) as
+     * {@code 127.0.0.1:8080}; an IPv4-mapped tcp6 address likewise, any other IPv6 address as written.
+     */
     private static String address(String hex) {
         String[] p = hex.split(":");
-        if (p[0].length() != 8) {
+        String word = p[0].length() == 8 ? p[0] : p[0].length() == 32 && p[0].startsWith("0000000000000000FFFF0000") ? p[0].substring(24) : null;
+        if (word == null) {
             return hex;
         }
-        long ip = Long.parseLong(p[0], 16);
+        long ip = Long.parseLong(word, 16);
         return (ip & 0xFF) + "." + (ip >> 8 & 0xFF) + "." + (ip >> 16 & 0xFF) + "." + (ip >> 24 & 0xFF) + ":" + Integer.parseInt(p[1], 16);
     }
 

@@ -12,7 +12,7 @@ import java.util.Map;
  */
 final class Resources {
     /** Close order. */
-    enum Group { QP, SRQ, CQ, MR, PD, WATCH, DEVICE, CHANNEL, ARENA }
+    enum Group { QP, SRQ, CQ, MW, MR, PD, WATCH, DEVICE, CHANNEL, ARENA }
 
     private final Map<Group, List<AutoCloseable>> open = new EnumMap<>(Group.class);
 

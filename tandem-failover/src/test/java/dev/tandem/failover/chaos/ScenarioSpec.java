@@ -20,12 +20,17 @@ import java.util.SplittableRandom;
  * @param subnet             0: the nodes use 127.0.1.x and 127.0.2.x; 1: 127.0.3.x and 127.0.4.x
  * @param openByName         open the nodes by {@code RdmaDevices.open("failover://...")} rather than {@code FailoverDevice.open}
  * @param driversPerNode     application threads per node that post and poll (1 or 2)
+ * @param windows            ends may bind a type-2 memory window over their landing slots, through which the peer's
+ *                           named Writes then go half of the time
  */
 record ScenarioSpec(long seed, FaultKind kind, Topology topology, int connections, boolean requestResponse, Duration traffic,
-                    int faults, int subnet, boolean openByName, int driversPerNode) {
+                    int faults, int subnet, boolean openByName, int driversPerNode, boolean windows) {
 
-    /** The scenario {@code seed} and {@code kind} define, with {@code traffic} of traffic; {@code topology} null to draw it. */
-    static ScenarioSpec of(long seed, FaultKind kind, Duration traffic, Topology topology) {
+    /**
+     * The scenario {@code seed} and {@code kind} define, with {@code traffic} of traffic; {@code topology} and
+     * {@code windows} null to draw them.
+     */
+    static ScenarioSpec of(long seed, FaultKind kind, Duration traffic, Topology topology, Boolean windows) {
         SplittableRandom r = new SplittableRandom(Seeds.mix(seed, 1));
         Topology t = r.nextInt(4) == 0 && kind.allowsSwitchless() ? Topology.SWITCHLESS : Topology.SWITCHED;
         if (topology != null) {
@@ -39,8 +44,11 @@ record ScenarioSpec(long seed, FaultKind kind, Topology topology, int connection
             case SECOND_FAULT_WHEN_BACK -> 1 + r.nextInt(2);
             default -> 1 + r.nextInt(3);
         };
-        return new ScenarioSpec(seed, kind, t, connections, requestResponse, traffic, faults, r.nextInt(2), r.nextBoolean(),
-                1 + r.nextInt(2));
+        int subnet = r.nextInt(2);
+        boolean byName = r.nextBoolean();
+        int drivers = 1 + r.nextInt(2);
+        boolean w = windows != null ? windows : r.nextInt(4) == 0;
+        return new ScenarioSpec(seed, kind, t, connections, requestResponse, traffic, faults, subnet, byName, drivers, w);
     }
 
     /** The address of {@code node}'s ({@code 1} for a, {@code 2} for b) adapter {@code k}. */
@@ -58,12 +66,12 @@ record ScenarioSpec(long seed, FaultKind kind, Topology topology, int connection
         return displayName() + " connections=" + connections + (requestResponse ? " request/response over SRQs" : " both ways")
                 + " traffic=" + traffic.toMillis() + "ms faults=" + faults + " adapters=" + address(1, 0) + "," + address(1, 1)
                 + "|" + address(2, 0) + "," + address(2, 1) + " open=" + (openByName ? "RdmaDevices.open" : "FailoverDevice.open")
-                + " drivers/node=" + driversPerNode;
+                + " drivers/node=" + driversPerNode + (windows ? " windows" : "");
     }
 
     /** The system properties that run this scenario alone. */
     String rerun() {
         return "-Dtandem.chaos.seed=" + Seeds.format(seed) + " -Dtandem.chaos.kind=" + kind + " -Dtandem.chaos.seconds="
-                + traffic.toMillis() / 1000.0;
+                + traffic.toMillis() / 1000.0 + " -Dtandem.chaos.topology=" + topology + " -Dtandem.chaos.windows=" + windows;
     }
 }

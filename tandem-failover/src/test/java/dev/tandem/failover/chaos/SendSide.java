@@ -145,7 +145,9 @@ final class SendSide implements SendLedger.Resolutions {
         int n = nextMessage;
         if (plan.shape() == TrafficModel.Shape.NAMED_WRITE && writePostedFor != n) {
             long at = (long) (n % peer.receiveCredits()) * model.maxWrite();
-            if (!postGathered(SendLedger.Op.WRITE, model.writeBytes(plan), n, at, peer.landingRkey(), 0, drain)) {
+            int window = end.peerWindowRkey;
+            int rkey = window != 0 && rng.nextBoolean() ? window : peer.landingRkey(); // the window covers the landing region from 0
+            if (!postGathered(SendLedger.Op.WRITE, model.writeBytes(plan), n, at, rkey, 0, drain)) {
                 return false;
             }
             writePostedFor = n;
@@ -230,8 +232,12 @@ final class SendSide implements SendLedger.Resolutions {
         }
         long seq = ledger.nextSeq();
         long base = (seq % end.shape().sendDepth()) * srcSlot;
-        SendLedger.Posted p = ledger.post(SendLedger.Op.SEND, true, -1, TrafficModel.MIN_MESSAGE, 0, -1, true);
-        post(new WorkRequest.Send(tag | seq, new Sge(end.source(), base, TrafficModel.MIN_MESSAGE), WrFlags.SIGNALED), p);
+        for (int attempt = 0; attempt < 2; attempt++) { // the first call may report the QP's error once (AsyncErrorException)
+            SendLedger.Posted p = ledger.post(SendLedger.Op.SEND, true, -1, TrafficModel.MIN_MESSAGE, 0, -1, true);
+            if (post(new WorkRequest.Send(tag | p.seq(), new Sge(end.source(), base, TrafficModel.MIN_MESSAGE), WrFlags.SIGNALED), p)) {
+                return;
+            }
+        }
     }
 
     private boolean post(WorkRequest wr, SendLedger.Posted p) {
