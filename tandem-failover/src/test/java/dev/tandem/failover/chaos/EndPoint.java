@@ -62,6 +62,8 @@ final class EndPoint {
     private volatile long endedAtNanos;
     private volatile String endedWhy;
     private boolean stateReported;
+    private boolean sawError;
+    private boolean backReported;
     private boolean probed;
     private boolean finished;
     /** Exceptions of the verbs by verb and class: the first of each is a finding, the rest are counted. */
@@ -225,8 +227,14 @@ final class EndPoint {
     private void watchState() {
         QpState s = qp.state();
         if (s == QpState.RTS) {
+            if (sawError && !backReported) {
+                backReported = true;
+                findings.add(Check.QP_STATE, name() + ": QP " + qp.qpNumber() + " is RTS again after it was seen in ERROR (only a"
+                        + " reset and a new connection may leave ERROR)");
+            }
             return;
         }
+        sawError |= s == QpState.ERROR;
         if (!errorsAllowed && !stateReported) {
             stateReported = true;
             findings.add(Check.QP_STATE, name() + ": QP " + qp.qpNumber() + " is " + s + " (" + qp.failure().map(Object::toString)

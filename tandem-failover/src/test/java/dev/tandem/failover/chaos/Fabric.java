@@ -238,10 +238,10 @@ final class Fabric {
         return nodes[0].adapters().size();
     }
 
-    /** True when every connection has all its paths at both ends (a connection that ended has none, and is left out). */
+    /** True when every connection has all its paths at both ends (a connection that ended will not heal, and is left out). */
     boolean allPathsUp() {
         for (EndPoint e : ends) {
-            if (e.qp().state() == dev.tandem.verbs.QpState.RTS && e.device().livePaths(e.qp()) < fullPaths()) {
+            if (!e.isEnded() && e.qp().state() == dev.tandem.verbs.QpState.RTS && e.device().livePaths(e.qp()) < fullPaths()) {
                 return false;
             }
         }

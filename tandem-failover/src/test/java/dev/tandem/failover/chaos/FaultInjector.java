@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * adapter. Every action goes into its log with the time since the traffic started.
  */
 final class FaultInjector implements Runnable {
-    static final Duration HEAL = Duration.ofSeconds(10);
+    static final Duration HEAL = Duration.ofSeconds(5);
     static final Duration RESET_OWNERS = Duration.ofSeconds(5);
 
     private final FaultPlan plan;
