@@ -199,6 +199,9 @@ final class SendSide implements SendLedger.Resolutions {
         if (signalled) {
             lastSignalled = seq;
         }
+        if (inline && message >= 0) {
+            (op == SendLedger.Op.SEND ? out.inlineSends : out.inlineWrites).add(message);
+        }
         if (inline) {
             for (int i = 0; i < pieces.length; i += 2) { // the verbs allow reuse at once: a device that kept a reference sends this
                 source.segment().asSlice(base + pieces[i], pieces[i + 1]).fill(SCRIBBLE);

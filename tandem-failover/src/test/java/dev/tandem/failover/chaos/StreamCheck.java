@@ -63,7 +63,7 @@ final class StreamCheck {
         String at = who + " " + stream.name() + ": ";
         if (got.length < HEADER_LENGTH || MessageDescriptor.getInt(got, MAGIC_OFFSET) != MAGIC) {
             findings.add(Check.CORRUPT, at + "a message of " + byteLength + " bytes with no valid header arrived where message "
-                    + next + " was expected" + scribbled(got));
+                    + next + " was expected" + scribbled(got, stream.inlineSends.contains(next), "Send"));
             advance(next + 1); // taken for the message expected, so the next one is not reported lost as well
             return;
         }
@@ -118,7 +118,7 @@ final class StreamCheck {
             if (d >= 0) {
                 findings.add(Check.WRITE, at + "the Write named by message " + number + " (" + expected.length + " bytes at offset "
                         + landingOffset(number) + ") holds byte " + (written[d] & 0xFF) + " at " + d + ", written " + (expected[d] & 0xFF)
-                        + scribbled(written));
+                        + scribbled(written, stream.inlineWrites.contains(number), "Write"));
             }
         }
     }
@@ -128,15 +128,20 @@ final class StreamCheck {
         stream.delivered = to;
     }
 
-    /** Says so when {@code b} is all the bytes a sender writes over an INLINE source once its post returned. */
-    static String scribbled(byte[] b) {
+    /**
+     * Says so when {@code b} is all the bytes a sender writes over an INLINE source once its post returned:
+     * the device read the application's buffer after the post (of this request, posted INLINE, or of a
+     * request re-sent after the buffer was reused).
+     */
+    static String scribbled(byte[] b, boolean postedInline, String what) {
         for (byte x : b) {
             if (x != SendSide.SCRIBBLE) {
                 return "";
             }
         }
-        return b.length == 0 ? "" : " (every byte is 0x5A, what the sender wrote over the INLINE source after postSend returned:"
-                + " the bytes were taken from the application's buffer after the post, not copied at the post)";
+        return b.length == 0 ? "" : " (every byte is 0x5A, what the sender wrote over an INLINE source after postSend returned;"
+                + " this " + what + " was posted " + (postedInline ? "INLINE: its payload was not copied at the post"
+                : "from its buffer, which later held an INLINE source: it was sent again after the buffer was reused") + ")";
     }
 
     static int firstDifference(byte[] a, byte[] b) {

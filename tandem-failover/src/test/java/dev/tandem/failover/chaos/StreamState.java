@@ -19,6 +19,9 @@ final class StreamState {
     volatile boolean broken;
     /** Next message number the receiver's application expects (it got every one before, or a gap was reported). */
     volatile int delivered;
+    /** Messages whose Send (or named Write, the other set) was posted INLINE: for telling a failure's cause. */
+    final java.util.Set<Integer> inlineSends = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    final java.util.Set<Integer> inlineWrites = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     StreamState(int connection, int from) {
         this.connection = connection;
