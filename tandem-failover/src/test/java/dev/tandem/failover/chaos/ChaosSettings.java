@@ -21,7 +21,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *   <li>{@code tandem.chaos.topology} SWITCHED or SWITCHLESS for every scenario (default: drawn);</li>
  *   <li>{@code tandem.chaos.windows} {@code false} (default): no memory windows; {@code true}: windows in every scenario;
  *       {@code drawn}: in one scenario of four. Off by default: today a Write through a window bound over the fail-over QP ends
- *       the connection even without a fault, which would hide every other finding of the scenario.</li>
+ *       the connection even without a fault, which would hide every other finding of the scenario;</li>
+ *   <li>{@code tandem.chaos.keepDumps} {@code true} keeps the dump each injected fatal error writes (deleted by default).</li>
  * </ul>
  */
 record ChaosSettings(long master, int perKind, Duration traffic, List<FaultKind> kinds, Long seed, Topology topology, Boolean windows) {

@@ -29,6 +29,7 @@ final class FaultInjector implements Runnable {
     private final Thread thread = new Thread(this, "chaos-faults");
     private final CountDownLatch done = new CountDownLatch(1);
     private final List<String> log = new ArrayList<>();
+    private final List<java.nio.file.Path> dumps = new ArrayList<>();
     private volatile long lastFaultNanos;
 
     FaultInjector(FaultPlan plan, Fabric fabric, TrafficClock clock, Findings findings) {
@@ -138,8 +139,21 @@ final class FaultInjector implements Runnable {
     }
 
     private void fatal(int node, int adapter) {
-        act("fatal " + at(node, adapter), () -> control(node, adapter).injectFatalError("chaos: fatal " + at(node, adapter)));
+        act("fatal " + at(node, adapter), () -> {
+            AdapterControl c = control(node, adapter);
+            c.injectFatalError("chaos: fatal " + at(node, adapter));
+            c.lastFatalDump().ifPresent(this::dumped);
+        });
         lastFaultNanos = System.nanoTime();
+    }
+
+    private synchronized void dumped(java.nio.file.Path p) {
+        dumps.add(p);
+    }
+
+    /** The dumps the adapters wrote at the fatal errors injected (a few MB each). */
+    synchronized List<java.nio.file.Path> dumps() {
+        return List.copyOf(dumps);
     }
 
     private void reset(int node, int adapter) {

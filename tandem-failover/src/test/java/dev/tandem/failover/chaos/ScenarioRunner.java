@@ -56,6 +56,9 @@ final class ScenarioRunner {
         long delivered = Arrays.stream(fabric.streams).flatMap(Arrays::stream).mapToLong(s -> s.delivered).sum();
         closeAll(fabric, findings);
         ResourceProbe.check(before, LEFTOVERS, findings);
+        if (faults != null && !Boolean.getBoolean("tandem.chaos.keepDumps")) {
+            deleteDumps(faults.dumps()); // a dump per injected fatal error: a long run would fill the disk
+        }
         return new ScenarioResult(spec, findings.counts(), findings.kept(), faults == null ? List.of() : faults.log(), events, delivered,
                 migrated, pause, Duration.ofNanos(System.nanoTime() - began));
     }
@@ -155,6 +158,16 @@ final class ScenarioRunner {
         join(closer, System.nanoTime() + CLOSE.toNanos());
         if (closer.isAlive()) {
             findings.add(Check.CLOSE, "closing did not finish within " + CLOSE.toSeconds() + "s, at " + firstFrames(closer.getStackTrace(), 12));
+        }
+    }
+
+    private static void deleteDumps(List<java.nio.file.Path> dumps) {
+        for (java.nio.file.Path p : dumps) {
+            try {
+                java.nio.file.Files.deleteIfExists(p);
+            } catch (java.io.IOException e) {
+                // left for the operator: the report does not depend on it
+            }
         }
     }
 
