@@ -143,6 +143,7 @@ final class ConnectionFailover {
             }
             receives = p.id == qp.paths.receive && !receivesMoving;
             sends = p.id == qp.paths.send && sendMoveSince == 0;
+            Debug.log(qp, "failover " + p + " g" + p.generation + " receives " + receives + " sends " + sends + " cause " + cause);
             if (!receives && !sends) {
                 qp.device.tell(new FailoverEvent.BackupLost(System.nanoTime(), qp.qpNumber, p.local, cause));
             }
@@ -156,6 +157,9 @@ final class ConnectionFailover {
                 sendMoveProgress = now;
                 sendMoveCause = cause;
                 sendMoveFrom = p.local;
+                // what was on this QP's wire is lost with it (unless the peer's MIGRATED shows it holds it): posted again then
+                qp.sendLog.offWireAfter(qp.sendLog.released() - 1);
+                qp.proofs().lost();
             }
             if (receives) {
                 receivesMoving = true;
@@ -549,9 +553,13 @@ final class ConnectionFailover {
                 return;
             }
             long held = lastHeld(qp.sendLog, d.lastReliablyReceived());
+            Debug.log(qp, "peerMigrated to " + to + " LRR " + d.lastReliablyReceived() + " held " + held + " log " + qp.sendLog.released()
+                    + ".." + qp.sendLog.next() + " unsent " + qp.sendLog.unsentFrom(held + 1) + " send " + qp.paths.send + " wireGen "
+                    + qp.sendWireGeneration + " seq " + d.seq());
             qp.sendLog.payloadsDone(held, CompletionStatus.SUCCESS, true);
             Path old = qp.paths.sendPath();
-            boolean inPlace = old == to;
+            // the same path, on the QP the requests went out on (a path set up again since has a new QP: they are gone)
+            boolean inPlace = old == to && to.up && to.generation == qp.sendWireGeneration;
             if (!inPlace) {
                 if (old != null && old.up) {
                     left = old;

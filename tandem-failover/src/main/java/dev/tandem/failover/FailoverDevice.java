@@ -330,6 +330,12 @@ public final class FailoverDevice implements RdmaDevice {
         return !d.isClosed() && d.portState() == PortState.ACTIVE;
     }
 
+    /** Whether adapter {@code k} failed (a fatal error) and was not reset yet. */
+    boolean failing(int k) {
+        RdmaDevice d = adapters[k];
+        return d instanceof dev.tandem.verbs.AdapterControl c && c.fatalCause().isPresent();
+    }
+
     /** Whether adapter {@code k} failed and the layer gave back what it held there (until it is rebuilt). */
     synchronized boolean released(int k) {
         return released[k];

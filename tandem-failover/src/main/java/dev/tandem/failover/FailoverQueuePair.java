@@ -112,6 +112,8 @@ final class FailoverQueuePair implements QueuePair {
     int negotiatedOrd;
     /** The message id of the last Send posted. */
     private int sentMessageId;
+    /** The generation of the send path's QP the requests on the wire went out on. */
+    volatile int sendWireGeneration;
     /** When the peer last showed it is alive (a probe answered, a mailbox record read). */
     volatile long peerSeenNanos;
     /** The connection's work failed: the next post throws this, once (then posts are flushed), as on a plain adapter. */
@@ -414,6 +416,9 @@ final class FailoverQueuePair implements QueuePair {
         try {
             q.postSend(onAdapter(p, logged, seq, messageId));
             sendLog.sent(seq);
+            if (p.id == paths.send) {
+                sendWireGeneration = p.generation;
+            }
         } catch (RuntimeException e) {
             if (!brokenPath(p)) {
                 throw e; // refused as on a plain adapter (an AsyncErrorException tells the QP's error once)
@@ -437,6 +442,9 @@ final class FailoverQueuePair implements QueuePair {
             try {
                 path.qp.postSend(onAdapter(path, wr, p, sendLog.messageId(p)));
                 sendLog.sent(p);
+                if (path.id == paths.send) {
+                    sendWireGeneration = path.generation;
+                }
             } catch (RuntimeException e) {
                 if (!brokenPath(path)) {
                     sendLog.done(p, CompletionStatus.WR_FLUSH_ERR, 0); // refused as a plain adapter would in ERROR
@@ -731,6 +739,9 @@ final class FailoverQueuePair implements QueuePair {
     boolean brokenPath(Path p) {
         if (!p.up) {
             return true;
+        }
+        if (device.failing(p.local)) {
+            return true; // its adapter failed (it refuses verbs before its QPs say so)
         }
         QueuePair q = p.qp;
         if (q == null || !device.usable(p.local)) {
@@ -1143,7 +1154,14 @@ final class FailoverQueuePair implements QueuePair {
 
     @Override
     public String toString() {
-        return "QueuePair[" + qpNumber + " of " + device.name() + ", " + state() + ", send " + paths.describe(paths.send) + ", receive "
-                + paths.describe(paths.receive) + "]";
+        StringBuilder live = new StringBuilder();
+        for (Path p : paths.all()) {
+            live.append(live.isEmpty() ? "" : " ").append(p.id).append(p.up ? "+" : "-").append('g').append(p.generation);
+        }
+        return "QueuePair[" + qpNumber + " of " + device.name() + ", " + state() + ", send " + paths.describe(paths.send)
+                + (moves.sendMoving() ? " (moving)" : "") + ", receive " + paths.describe(paths.receive)
+                + (moves.receivesMoving() ? " (moving)" : "") + ", paths " + live + ", sent " + sentMessageId + ", received "
+                + receiving.received() + ", log " + sendLog.released() + ".." + sendLog.next() + " unsent from "
+                + sendLog.unsentFrom(sendLog.released()) + "]";
     }
 }

@@ -110,6 +110,12 @@ final class Proofs {
         }
     }
 
+    /** The send path failed: the proofs in flight went with it; what they covered waits for the next proof. Lock held. */
+    void lost() {
+        provenPosted = qp.sendLog.released() - 1;
+        proofsInFlight = 0;
+    }
+
     /** The QP went to RESET: nothing is in flight, nothing waits. Lock held. */
     void reset() {
         provenPosted = qp.sendLog.next() - 1;
@@ -175,6 +181,7 @@ final class Proofs {
         }
         p.qp.postSend(qp.mailbox.mark(id, qp.peerMarkKey(), qp.peer.mailboxStag(), FailoverQueuePair.CONTROL | MARK));
         marked = id;
+        Debug.log(qp, "mark " + id + " on " + p);
     }
 
     /** Proves now when the oldest unproven Send or Write is older than the configured bound; true while some stay unproven. */
@@ -229,6 +236,10 @@ final class Proofs {
                 qp.lock.unlock();
             }
             long covers = id & ~FailoverQueuePair.PROOF;
+            if (Debug.ON && ok) {
+                Debug.log(qp, "proof ok covers " + covers + " on " + path + " g" + path.generation + " send " + qp.paths.send + " lastProven before "
+                        + qp.sendLog.lastProvenMessageId() + " sent " + qp.sentMessageId() + " marked " + marked);
+            }
             if (ok) {
                 qp.sendLog.payloadsDone(covers, CompletionStatus.SUCCESS, true);
             } else if (qp.endedByPeer()) {
@@ -254,6 +265,7 @@ final class Proofs {
             }
         } else if (wr instanceof WorkRequest.RdmaRead) {
             qp.sendLog.payloadsDone(id - 1, CompletionStatus.SUCCESS, true);
+            Debug.log(qp, "read ok at " + id + " on " + path + " lastProven now " + qp.sendLog.lastProvenMessageId() + " marked " + marked);
         }
         qp.sendLog.done(id, wc.status(), wc.vendorError());
         if (ok && wr instanceof WorkRequest.BindWindow b) {
@@ -285,6 +297,7 @@ final class Proofs {
         }
         ackApplied = acked;
         long held = ConnectionFailover.lastHeld(qp.sendLog, acked);
+        Debug.log(qp, "acked " + acked + " held " + held);
         if (held >= 0) {
             qp.sendLog.payloadsDone(held, CompletionStatus.SUCCESS, true);
             release(cq);

@@ -75,8 +75,8 @@ final class Receiving {
      * @return what became of it
      */
     Outcome success(WorkCompletion wc, FirstLevelCq cq) {
-        ReceiveRequest r = log.take(wc.wrId());
-        if (r == null) {
+        // the header is read while the slot is still the completion's: once taken, a post may claim the slot and clear it
+        if (!log.current(wc.wrId())) {
             stale.incrementAndGet();
             qp.device.ras.staleDropped();
             return Outcome.STALE;
@@ -84,14 +84,20 @@ final class Receiving {
         MemorySegment s = log.segment();
         long at = ReceiveLog.offset(ReceiveLog.slotOf(wc.wrId()));
         Outcome o = check(s, at);
+        int id = FailoverHeader.messageId(s, at);
+        int lastAcked = FailoverHeader.lastAcked(s, at);
+        ReceiveRequest r = log.take(wc.wrId());
+        if (r == null) {
+            stale.incrementAndGet();
+            return Outcome.STALE;
+        }
         switch (o) {
             case DELIVERED -> {
-                int id = FailoverHeader.messageId(s, at);
-                if (wc.status() == CompletionStatus.SUCCESS && (wc.flags() & WorkCompletion.FLAG_INVALIDATED) != 0) {
+                if ((wc.flags() & WorkCompletion.FLAG_INVALIDATED) != 0) {
                     qp.pd.invalidated(wc.invalidatedStag());
                 }
                 received = id;
-                qp.proofs().acked(FailoverHeader.lastAcked(s, at));
+                qp.proofs().acked(lastAcked);
                 if (!cq.deliver(qp, -1, r.wrId(), CompletionStatus.SUCCESS, CompletionOpcode.RECV,
                         Math.max(0, wc.byteLength() - FailoverHeader.LENGTH), wc.invalidatedStag(), wc.flags(), wc.vendorError())) {
                     qp.overflowed();
@@ -128,6 +134,7 @@ final class Receiving {
         }
         fault = "message " + Integer.toUnsignedString(id) + " arrived where message " + Integer.toUnsignedString(next)
                 + " was due: messages in between were lost";
+        Debug.log(qp, "GAP " + fault);
         return Outcome.GAP;
     }
 
@@ -138,6 +145,7 @@ final class Receiving {
      * lock held; returns how many.
      */
     int rebuild(int bound, FirstLevelCq cq) {
+        Debug.log(qp, "rebuild bound " + bound + " received " + received + " pending " + log.pending());
         if (Integer.compareUnsigned(bound, received) <= 0) {
             return 0;
         }

@@ -337,7 +337,11 @@ final class IwQueuePair implements KitQueuePair, QpContext {
                 target == null ? null : core.state() + " -> " + target);
         QpState current = core.checkModify(target);
         switch (target) {
-            case ERROR -> fail(Failure.local("consumer moved QP " + qpNumber + " to ERROR"));
+            case ERROR -> {
+                fail(Failure.local("consumer moved QP " + qpNumber + " to ERROR"));
+                // a duty cycle that was inside a receive of this QP ends first: nothing is placed after modify returns
+                device.transport().awaitCycle();
+            }
             case RESET -> {
                 if (current != QpState.ERROR) {
                     fail(Failure.local("consumer moved QP " + qpNumber + " to RESET"));

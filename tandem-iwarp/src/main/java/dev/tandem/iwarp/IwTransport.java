@@ -47,6 +47,8 @@ final class IwTransport implements Transport {
     private long pollsSeen;
     private long pollsChangedAt = System.nanoTime() - POLLER_GRACE_NANOS;
     private volatile boolean pollersActive;
+    /** The adapter failed: no duty cycle runs until the reset restarts the transport. */
+    private volatile boolean frozen;
     private volatile boolean pollerLeft;
 
     IwTransport(IwarpDevice device, IwarpConfig config) {
@@ -146,9 +148,27 @@ final class IwTransport implements Transport {
         agent.deregisterClosed();
     }
 
-    /** Starts a new engine thread if the one serving the adapter died. */
+    /**
+     * The adapter failed: no duty cycle runs from now on; waits (bounded) for one that is running to end,
+     * so that nothing is placed, completed or sent after this returns.
+     */
+    @Override
+    public void freeze() {
+        frozen = true;
+        awaitCycle();
+    }
+
+    /** Waits (bounded) until a duty cycle that is running now has ended. */
+    void awaitCycle() {
+        if (holdProgress(HOLD_NANOS)) {
+            releaseProgress();
+        }
+    }
+
+    /** Starts a new engine thread if the one serving the adapter died; a frozen adapter (it failed and was reset) runs again. */
     @Override
     public void restart() {
+        frozen = false;
         if (!agent.isAlive()) {
             agent.remove(this);
             start();
@@ -224,9 +244,7 @@ final class IwTransport implements Transport {
      */
     void linkWentDown() {
         agent.linkChanged();
-        if (holdProgress(HOLD_NANOS)) {
-            releaseProgress();
-        }
+        awaitCycle();
     }
 
     /** The adapter's link came up: the engine watches its sockets again and runs a cycle, which resumes the traffic. */
@@ -247,6 +265,9 @@ final class IwTransport implements Transport {
         int work = 0;
         RuntimeException fault = null;
         try {
+            if (frozen) {
+                return 0; // a failed adapter moves nothing
+            }
             for (IwQueuePair qp : active) {
                 Connection c = qp.connection();
                 if (c == null) {

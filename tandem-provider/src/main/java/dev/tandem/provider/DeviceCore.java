@@ -70,6 +70,8 @@ public final class DeviceCore {
     private final Object lifecycle = new Object();
     /** Why the adapter failed, or null while it works (set by {@link #fatal}, cleared by a reset). */
     private volatile String fatalCause;
+    /** A fatal error is freezing the transport (guarded by {@code lifecycle}): a second one waits its turn by returning. */
+    private boolean freezing;
     private volatile long fatalAtNanos;
     /** The dump written when the adapter last failed, if one could be written. */
     private volatile Path lastFatalDump;
@@ -211,11 +213,20 @@ public final class DeviceCore {
      * (flushing its work) and raises DEVICE_FATAL. Once only, until a reset.
      */
     public void fatal(String cause) {
+        long at = System.nanoTime();
         synchronized (lifecycle) {
-            if (fatalCause != null || closed || closing) {
+            if (fatalCause != null || freezing || closed || closing) {
                 return;
             }
-            fatalAtNanos = System.nanoTime();
+            freezing = true;
+        }
+        // frozen first, as a PCI error freezes the adapter: nothing is placed, completed or answered after the fault
+        // becomes visible (a layer above that sees the adapter failed may rebuild from memory and post the buffers
+        // elsewhere at once: the adapter must not write them any more)
+        transport.freeze();
+        synchronized (lifecycle) {
+            freezing = false;
+            fatalAtNanos = at;
             fatalCause = cause;
         }
         portState = PortState.FATAL;

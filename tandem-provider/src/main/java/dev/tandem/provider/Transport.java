@@ -43,6 +43,15 @@ public interface Transport {
     void releaseProgress();
 
     /**
+     * The adapter failed (a PCI error would freeze it): from now on no duty cycle places a byte, completes
+     * anything or sends anything, and the call returns only once a cycle that was running has ended. Called
+     * first, before the snapshot; {@link #restart()} (after the reset) lets progress run again. A transport
+     * without threads of its own has nothing to freeze.
+     */
+    default void freeze() {
+    }
+
+    /**
      * The adapter failed: move every queue pair among {@code live} to ERROR (flushing its work) with
      * {@code cause}, and wake the transport's threads so they see it. Called once per failure, after
      * the snapshot and before DEVICE_FATAL is raised.

@@ -16,7 +16,7 @@ import java.util.Map;
  */
 final class ChaosReport {
     static final int FIRST_VIOLATIONS = 8;
-    static final int FIRST_EVENTS = 25;
+    static final int FIRST_EVENTS = Integer.getInteger("tandem.chaos.events", 25);
     private final String settings;
     private final List<ScenarioResult> results = new ArrayList<>();
     private final long began = System.nanoTime();

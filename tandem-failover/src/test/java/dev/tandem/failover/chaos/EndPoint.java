@@ -310,7 +310,7 @@ final class EndPoint {
     String describe() {
         String paths;
         try {
-            paths = "livePaths " + device.livePaths(qp) + ", adapterOf " + device.adapterOf(qp);
+            paths = "livePaths " + device.livePaths(qp) + ", adapterOf " + device.adapterOf(qp) + " (" + qp + ")";
         } catch (RuntimeException e) {
             paths = "paths unknown (" + e.getMessage() + ")";
         }

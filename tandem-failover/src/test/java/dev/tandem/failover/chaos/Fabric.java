@@ -233,15 +233,15 @@ final class Fabric {
         throw new IllegalArgumentException("no end of connection " + connection + " at node " + node);
     }
 
-    /** How many paths a connection has when all are up: one per adapter. */
-    int fullPaths() {
-        return nodes[0].adapters().size();
+    /** How many paths {@code e}'s connection has when all are up, as its device says (cross paths when switched). */
+    static int fullPaths(EndPoint e) {
+        return e.device().pathCount(e.qp());
     }
 
     /** True when every connection has all its paths at both ends (a connection that ended will not heal, and is left out). */
     boolean allPathsUp() {
         for (EndPoint e : ends) {
-            if (!e.isEnded() && e.qp().state() == dev.tandem.verbs.QpState.RTS && e.device().livePaths(e.qp()) < fullPaths()) {
+            if (!e.isEnded() && e.qp().state() == dev.tandem.verbs.QpState.RTS && e.device().livePaths(e.qp()) < fullPaths(e)) {
                 return false;
             }
         }
@@ -253,7 +253,7 @@ final class Fabric {
         StringBuilder sb = new StringBuilder();
         for (EndPoint e : ends) {
             sb.append(sb.isEmpty() ? "" : ", ").append(e.name()).append(' ').append(e.device().livePaths(e.qp())).append('/')
-                    .append(fullPaths());
+                    .append(fullPaths(e));
         }
         return sb.toString();
     }
