@@ -194,8 +194,13 @@ final class FailoverProtectionDomain implements ProtectionDomain {
 
     /** Adapter {@code k} is back: the session is made there again (regions under their STags), QPs last, unconnected. */
     void rebuild(int k) {
-        if (under[k] == null) {
-            under[k] = device.adapter(k).allocateProtectionDomain();
+        synchronized (this) {
+            if (closed) {
+                return; // closed meanwhile: nothing of it is made again (close let go of every adapter's PD)
+            }
+            if (under[k] == null) {
+                under[k] = device.adapter(k).allocateProtectionDomain();
+            }
         }
         List<AutoCloseable> all;
         List<FailoverMemoryRegion> own;
@@ -279,7 +284,9 @@ final class FailoverProtectionDomain implements ProtectionDomain {
             }
         }
         proofRegion.close();
-        closeUnder();
+        synchronized (this) {
+            closeUnder(); // under the lock a rebuild takes: no adapter's PD is made after this
+        }
         arena.close();
         device.limits.giveBack(ResourceLimits.Kind.PROTECTION_DOMAIN);
         device.forget(this);

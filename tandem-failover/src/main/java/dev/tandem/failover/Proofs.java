@@ -23,6 +23,11 @@ import dev.tandem.verbs.WrFlags;
 final class Proofs {
     /** The low bits of an arrival mark's work request id (under {@link FailoverQueuePair#CONTROL}). */
     static final long MARK = 0x200;
+    /**
+     * Proofs in flight at most: each covers everything posted before it, so two keep the pipe full, and the
+     * adapter's send queue never fills with proofs waiting for Read credits (the next goes as one completes).
+     */
+    static final int MAX_IN_FLIGHT = 2;
 
     private final FailoverQueuePair qp;
     /** The last send position a proof was posted for, and the proofs posted and not completed. */
@@ -137,7 +142,8 @@ final class Proofs {
         try {
             long last = qp.sendLog.lastPayload();
             Path p = qp.paths.sendPath();
-            if (last <= provenPosted || p == null || !p.up || qp.peer == null || qp.moves().sendMoving() || qp.state == QpState.RESET
+            if (last <= provenPosted || proofsInFlight >= MAX_IN_FLIGHT || p == null || !p.up || qp.peer == null || qp.moves().sendMoving()
+                    || qp.state == QpState.RESET
                     || qp.state == QpState.INIT || qp.state == QpState.ERROR || qp.sendLog.unsentFrom(qp.sendLog.released()) >= 0) {
                 return;
             }

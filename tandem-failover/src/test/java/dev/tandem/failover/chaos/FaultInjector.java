@@ -19,6 +19,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class FaultInjector implements Runnable {
     static final Duration HEAL = Duration.ofSeconds(5);
+    /** How long a fault may take to be noticed (a silent link: detection, and a margin). */
+    private static final Duration NOTICE = Duration.ofSeconds(1);
     static final Duration RESET_OWNERS = Duration.ofSeconds(5);
 
     private final FaultPlan plan;
@@ -67,7 +69,7 @@ final class FaultInjector implements Runnable {
                     break;
                 }
                 inject(t.fault());
-                if (survivable && !awaitPaths("after " + t.fault())) {
+                if (survivable && !awaitBack("after " + t.fault())) {
                     break;
                 }
             }
@@ -101,7 +103,7 @@ final class FaultInjector implements Runnable {
             case FaultPlan.Fault.WholeNode(int node) -> together(() -> fatal(node, 0), () -> fatal(node, 1));
             case FaultPlan.Fault.SecondWhenBack(FaultPlan.Fault first, FaultPlan.Fault second) -> {
                 inject(first);
-                if (awaitPaths("after the first fault " + first)) {
+                if (awaitBack("after the first fault " + first)) {
                     inject(second);
                 }
             }
@@ -162,6 +164,16 @@ final class FaultInjector implements Runnable {
             note("  reset " + at(node, adapter) + " took " + r.resetDuration().toMillis() + "ms, rogue " + r.rogueResources().size()
                     + ", stuck threads " + r.stuckThreads());
         });
+    }
+
+    /**
+     * Waits (bounded) until the devices took the fault in and every connection has all its paths again: a
+     * reset connection or a blip is seen only as its failures are handled, so "back" means set up again after
+     * that, not "not noticed yet" (a fault nobody notices within {@link #NOTICE}, a short blip, is simply over).
+     */
+    boolean awaitBack(String when) {
+        fabric.events.await(() -> !fabric.allPathsUp(), NOTICE);
+        return awaitPaths(when);
     }
 
     /** Waits (bounded) until every connection has all its paths; a {@link Check#HEAL} finding when not. */
