@@ -144,8 +144,8 @@ final class AdapterListeners {
         Quietly.close(l);
     }
 
-    /** Adapter {@code k} is back: it listens on its port again, with a thread of its own. */
-    void rebuild(int k) {
+    /** Adapter {@code k} is back: it listens on its port again, with a thread of its own (not once closed: under the lock close takes). */
+    synchronized void rebuild(int k) {
         if (closed || under[k] != null) {
             return;
         }
@@ -156,8 +156,10 @@ final class AdapterListeners {
 
     /** Closes the adapters' listeners and waits (bounded) for the threads to end. */
     void close() {
-        closed = true;
-        closeUnder();
+        synchronized (this) {
+            closed = true;
+            closeUnder(); // no rebuild makes one after this
+        }
         for (Thread t : threads()) {
             try {
                 t.join(TimeUnit.SECONDS.toMillis(5));

@@ -370,9 +370,11 @@ final class FirstLevelCq implements CompletionQueue {
             int m;
             boolean died = false;
             do {
-                int room = Math.max(1, Math.min(scratch.length, depth - count));
+                // a full batch whatever this queue holds: most adapter completions are the layer's own (proofs, the
+                // signalled request of a batch) and need no room here; those that do fit, unless the application
+                // has more work outstanding than its queue holds (then it overflows, as on an adapter)
                 try {
-                    m = c.poll(scratch, 0, room);
+                    m = c.poll(scratch, 0, scratch.length);
                 } catch (RuntimeException e) {
                     m = 0; // a failed adapter's CQ: its work completes through the fail-over
                 }

@@ -40,6 +40,8 @@ final class Proofs {
     private int ackApplied;
     /** The message id the last arrival mark carried. */
     private int marked;
+    /** An error completion was handed to the application: every later one is flushed. */
+    private boolean errorHandedOver;
 
     Proofs(FailoverQueuePair qp) {
         this.qp = qp;
@@ -129,6 +131,7 @@ final class Proofs {
         marked = 0;
         peerAcked = 0;
         ackApplied = 0;
+        errorHandedOver = false;
     }
 
     /**
@@ -318,12 +321,19 @@ final class Proofs {
         }
     }
 
-    /** Hands the application every outcome now known, in posting order (a successful unsignalled request silently). */
+    /**
+     * Hands the application every outcome now known, in posting order (a successful unsignalled request
+     * silently). Once an error was handed over, every later request completes flushed, as on an adapter
+     * (a request that went over another path than the one that failed is not reported as done after it).
+     */
     void release(FirstLevelCq cq) {
         long p;
         while ((p = qp.sendLog.nextKnown()) >= 0) {
             WorkRequest wr = qp.sendLog.request(p);
-            CompletionStatus s = qp.sendLog.outcome(p);
+            CompletionStatus s = errorHandedOver ? CompletionStatus.WR_FLUSH_ERR : qp.sendLog.outcome(p);
+            if (s != CompletionStatus.SUCCESS) {
+                errorHandedOver = true;
+            }
             boolean ok = s == CompletionStatus.SUCCESS;
             if (wr != null && (!ok || qp.config.signalAll() || WrFlags.has(wr.flags(), WrFlags.SIGNALED))) {
                 if (!cq.deliver(qp, p, wr.wrId(), s, FailoverQueuePair.opcodeOf(wr), ok ? wr.length() : 0, 0, 0, ok ? 0 : qp.sendLog.vendorError(p))) {
