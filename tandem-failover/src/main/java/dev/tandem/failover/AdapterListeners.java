@@ -66,7 +66,7 @@ final class AdapterListeners {
             boolean any = false;
             try {
                 for (int k = 0; k < under.length; k++) {
-                    if (device.usable(k)) {
+                    if (device.canListen(k)) {
                         under[k] = device.adapter(k).listen(new InetSocketAddress(device.address(k), commonPort ? chosen : port), backlog);
                         ports[k] = under[k].localAddress().getPort();
                         chosen = ports[k];

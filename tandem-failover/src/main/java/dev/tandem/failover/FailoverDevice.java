@@ -330,6 +330,12 @@ public final class FailoverDevice implements RdmaDevice {
         return !d.isClosed() && d.portState() == PortState.ACTIVE;
     }
 
+    /** Whether adapter {@code k} can listen now: open and not failed (its link may be down: requests wait for it). */
+    boolean canListen(int k) {
+        RdmaDevice d = adapters[k];
+        return !d.isClosed() && d.portState() != PortState.FATAL;
+    }
+
     /** Whether adapter {@code k} failed (a fatal error) and was not reset yet. */
     boolean failing(int k) {
         RdmaDevice d = adapters[k];

@@ -21,7 +21,9 @@ final class JoinListener {
     private final AdapterListeners adapters;
 
     JoinListener(FailoverDevice device) {
-        this.adapters = new AdapterListeners(device, 0, false, BACKLOG, "tandem-failover-join", (k, request) -> arrived(device, k, request));
+        // one port on every adapter: an adapter that cannot listen now (it failed) listens on it once it is back,
+        // where the peers told of it expect it
+        this.adapters = new AdapterListeners(device, 0, true, BACKLOG, "tandem-failover-join", (k, request) -> arrived(device, k, request));
     }
 
     private static void arrived(FailoverDevice device, int k, ConnectionRequest request) {

@@ -183,8 +183,8 @@ final class Monitor {
         }
     }
 
-    /** Wakes the healer: an adapter came back. */
-    private void heal() {
+    /** Wakes the healer: an adapter came back, or a connection has backup paths to set up. */
+    void heal() {
         synchronized (healerWake) {
             healerWake.notifyAll();
         }

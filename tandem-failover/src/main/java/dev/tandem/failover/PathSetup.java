@@ -103,7 +103,9 @@ final class PathSetup {
         } finally {
             qp.lock.unlock();
         }
-        for (int path : Paths.expected(qp.device.config().topology(), qp.device.adapterCount(), theirs.adapters().size())) {
+        // only the paths the connection needs now (where each side receives) are set up within the connect's
+        // deadline; the backups join in the background (the healer), so a dark adapter of the peer costs no time here
+        for (int path : new int[] {qp.paths.receive, qp.paths.send}) {
             if (path != qp.firstPath) {
                 join(path, deadline, timeout);
             }
@@ -131,6 +133,7 @@ final class PathSetup {
             qp.lock.unlock();
         }
         qp.device.monitor().connected(qp);
+        qp.device.monitor().heal(); // the backup paths join now, in the background
         return theirs.data();
     }
 

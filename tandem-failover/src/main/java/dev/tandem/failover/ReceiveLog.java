@@ -115,6 +115,11 @@ final class ReceiveLog implements AutoCloseable {
         }
     }
 
+    /** The work request id the adapter's completion of {@code slot}'s current posting carries. */
+    synchronized long wireId(int slot) {
+        return (long) postedEpoch[slot] << 32 | slot;
+    }
+
     /** The slots in use, oldest first. */
     synchronized List<Integer> inOrder() {
         return List.copyOf(order);

@@ -33,6 +33,20 @@ final class Opened implements AutoCloseable {
             qa.connect(l.localAddress(), new byte[0], WAIT);
             accepted.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         }
+        if (qa instanceof FailoverQueuePair fa && qb instanceof FailoverQueuePair fb) {
+            awaitAllPaths(fa, fb);
+        }
+    }
+
+    /** Waits (bounded) until both ends have every path their topology gives them (the backups join after connect returns). */
+    static void awaitAllPaths(FailoverQueuePair fa, FailoverQueuePair fb) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (fa.livePaths() < fa.pathCount() || fb.livePaths() < fb.pathCount()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("paths set up: a has " + fa.livePaths() + ", b has " + fb.livePaths() + " of " + fa.pathCount());
+            }
+            Thread.onSpinWait();
+        }
     }
 
     @Override

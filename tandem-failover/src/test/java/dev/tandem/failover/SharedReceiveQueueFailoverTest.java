@@ -132,6 +132,120 @@ class SharedReceiveQueueFailoverTest {
         assertThat(cqB2.poll(wcs)).as("nothing arrived twice").isZero();
     }
 
+    /**
+     * Two connections on one SRQ; the sender saw all its Sends complete (the peer was shown to hold them);
+     * the SRQ's adapter fails before the receiver polled, and is reset as soon as it reports FATAL (its
+     * CQ is gone before the layer could read it): every one of those Sends reaches the receiver, in order,
+     * whichever connection it came on (the receives move once, for both connections, after each rebuilt
+     * what it holds from the headers in the buffers).
+     */
+    @Test
+    void everySendTheSenderSawCompleteReachesItsConnectionThoughTheQueuesAdapterDiedBeforeTheReceiverPolled() throws Exception {
+        FailoverDevice a = opened.keep((FailoverDevice) RdmaDevices.open("failover://127.0.1.1+127.0.2.1?node=a"));
+        FailoverDevice b = opened.keep((FailoverDevice) RdmaDevices.open("failover://127.0.1.2+127.0.2.2?node=b"));
+        Arena arena = opened.keep(Arena.ofShared());
+        ProtectionDomain pdA = opened.keep(a.allocateProtectionDomain());
+        ProtectionDomain pdB = opened.keep(b.allocateProtectionDomain());
+        MemorySegment memA = arena.allocate(SIZE * 64L, 64);
+        MemorySegment memB = arena.allocate(SIZE * 64L, 64);
+        MemoryRegion mrA = opened.keep(pdA.registerMemory(memA, Access.LOCAL_WRITE));
+        MemoryRegion mrB = opened.keep(pdB.registerMemory(memB, Access.LOCAL_WRITE));
+        SharedReceiveQueue srq = opened.keep(pdB.createSharedReceiveQueue(32, 1));
+        CompletionQueue[] cqA = {opened.keep(a.createCompletionQueue(64)), opened.keep(a.createCompletionQueue(64))};
+        CompletionQueue[] cqB = {opened.keep(b.createCompletionQueue(64)), opened.keep(b.createCompletionQueue(64))};
+        FailoverQueuePair[] qa = new FailoverQueuePair[2];
+        FailoverQueuePair[] qb = new FailoverQueuePair[2];
+        for (int c = 0; c < 2; c++) {
+            qa[c] = (FailoverQueuePair) opened.keep(pdA.createQueuePair(QueuePairConfig.of(cqA[c]).withDepths(16, 4)));
+            qb[c] = (FailoverQueuePair) opened.keep(pdB.createQueuePair(QueuePairConfig.of(cqB[c]).withDepths(4, 4).withSrq(srq)));
+        }
+        for (int i = 0; i < 32; i++) {
+            srq.postReceive(new ReceiveRequest(i, new Sge(mrB, (long) i * SIZE, SIZE)));
+        }
+        for (int c = 0; c < 2; c++) {
+            Opened.connect(qa[c], b, "127.0.1.2", qb[c]);
+        }
+        WorkCompletion[] wcs = WorkCompletion.array(16);
+        for (int m = 0; m < 8; m++) {
+            for (int c = 0; c < 2; c++) {
+                int slot = 2 * m + c;
+                memA.set(ValueLayout.JAVA_INT, (long) slot * SIZE, c * 1000 + m);
+                qa[c].postSend(new WorkRequest.Send(m, new Sge(mrA, (long) slot * SIZE, SIZE), WrFlags.SIGNALED));
+            }
+        }
+        for (int c = 0; c < 2; c++) {
+            for (int m = 0; m < 8; m++) {
+                WorkCompletion done = awaitOne(cqA[c], wcs, "Send " + m + " of connection " + c);
+                assertThat(done.status()).as("%s", done).isEqualTo(CompletionStatus.SUCCESS);
+                assertThat(done.wrId()).isEqualTo(m);
+            }
+        }
+
+        int x = ((FailoverSharedReceiveQueue) srq).adapter();
+        AdapterControl failing = (AdapterControl) b.adapters().get(x);
+        failing.injectFatalError("test: the SRQ's adapter, before its receiver polled");
+        failing.reset(Duration.ofSeconds(5)); // at once, as a PCI error handler does: its CQ goes before the layer read it
+
+        for (int c = 0; c < 2; c++) {
+            for (int m = 0; m < 8; m++) {
+                WorkCompletion r = awaitOne(cqB[c], wcs, "message " + m + " of connection " + c);
+                assertThat(r.status()).as("%s", r).isEqualTo(CompletionStatus.SUCCESS);
+                assertThat(r.opcode()).isEqualTo(CompletionOpcode.RECV);
+                assertThat(memB.get(ValueLayout.JAVA_INT, r.wrId() * SIZE)).as("message %d of connection %d", m, c).isEqualTo(c * 1000 + m);
+            }
+            assertThat(cqB[c].poll(wcs)).as("connection %d got nothing twice", c).isZero();
+        }
+    }
+
+    /**
+     * The SRQ's receives leave an adapter that keeps working (its connections were reset): that adapter's
+     * SRQ is made anew at once, so a second fault, on the adapter they went to, moves them back.
+     */
+    @Test
+    void anSrqConnectionSurvivesASecondFaultAfterItsReceivesLeftAnAdapterThatKeptWorking() throws Exception {
+        nodes = new TwoNodes(2, Topology.SWITCHED, true);
+        FailoverSharedReceiveQueue srq = (FailoverSharedReceiveQueue) nodes.sb.srq();
+        int first = srq.adapter();
+        int other = 1 - first;
+        LinkControl links = (LinkControl) nodes.b.adapters().get(first);
+        nodes.stream(MESSAGES, MESSAGES / 2, links::resetConnections);
+        assertThat(srq.adapter()).as("the SRQ's receives left the adapter whose connections were reset").isEqualTo(other);
+        nodes.awaitAllPaths();
+        nodes.stream(MESSAGES, MESSAGES / 2, () -> ((AdapterControl) nodes.b.adapters().get(other))
+                .injectFatalError("test: the adapter the SRQ moved to"));
+        assertThat(srq.adapter()).as("the receives are back on the adapter that kept working").isEqualTo(first);
+    }
+
+    /** Both adapters of the SRQ's node failed and were reset: the SRQ still closes (once its QPs closed). */
+    @Test
+    void anSrqClosesAfterBothAdaptersOfItsNodeFailedAndWereReset() throws Exception {
+        FailoverDevice a = opened.keep((FailoverDevice) RdmaDevices.open("failover://127.0.1.1+127.0.2.1?node=a"));
+        FailoverDevice b = opened.keep((FailoverDevice) RdmaDevices.open("failover://127.0.1.2+127.0.2.2?node=b"));
+        Arena arena = opened.keep(Arena.ofShared());
+        ProtectionDomain pdA = opened.keep(a.allocateProtectionDomain());
+        ProtectionDomain pdB = opened.keep(b.allocateProtectionDomain());
+        MemoryRegion mrB = opened.keep(pdB.registerMemory(arena.allocate(SIZE * 8L, 64), Access.LOCAL_WRITE));
+        SharedReceiveQueue srq = pdB.createSharedReceiveQueue(8, 1);
+        CompletionQueue cqA = opened.keep(a.createCompletionQueue(16));
+        CompletionQueue cqB = opened.keep(b.createCompletionQueue(16));
+        FailoverQueuePair qa = (FailoverQueuePair) opened.keep(pdA.createQueuePair(QueuePairConfig.of(cqA).withDepths(4, 4)));
+        FailoverQueuePair qb = (FailoverQueuePair) pdB.createQueuePair(QueuePairConfig.of(cqB).withDepths(4, 4).withSrq(srq));
+        for (int i = 0; i < 8; i++) {
+            srq.postReceive(new ReceiveRequest(i, new Sge(mrB, (long) i * SIZE, SIZE)));
+        }
+        Opened.connect(qa, b, "127.0.1.2", qb);
+        for (var adapter : b.adapters()) {
+            ((AdapterControl) adapter).injectFatalError("test: both adapters of the SRQ's node");
+        }
+        for (var adapter : b.adapters()) {
+            ((AdapterControl) adapter).reset(Duration.ofSeconds(5));
+        }
+        qb.close();
+        srq.close();
+        assertThat(org.junit.jupiter.api.Assertions.assertThrows(dev.tandem.verbs.ResourceClosedException.class,
+                () -> srq.postReceive(new ReceiveRequest(9, new Sge(mrB, 0, SIZE)))).getMessage()).contains("closed");
+    }
+
     private static WorkCompletion awaitOne(CompletionQueue cq, WorkCompletion[] wcs, String what) {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (cq.poll(wcs, 0, 1) == 0) {

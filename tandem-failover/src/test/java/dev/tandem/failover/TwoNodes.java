@@ -118,6 +118,7 @@ final class TwoNodes implements AutoCloseable {
             sa.qp.connect(l.localAddress(), new byte[0], WAIT);
             accepted.get(10, TimeUnit.SECONDS);
         }
+        awaitAllPaths(); // the backups join in the background once connect returned
     }
 
     private static FailoverDevice node(String name, int host, int adapters, Topology topology) {

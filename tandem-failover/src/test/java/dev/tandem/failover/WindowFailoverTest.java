@@ -109,6 +109,69 @@ class WindowFailoverTest {
                 .containsOnly((byte) 0);
     }
 
+    /**
+     * From a node's second session on, sessions receive on its other adapter: a's Sends and Writes arrive on
+     * b's adapter 1 while b sends from adapter 0 (two simplex paths when switchless, a cross path when
+     * switched). A window b binds through the connection is bound where a's accesses arrive, so a's Write and
+     * Read through it work, with no fault at all.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(Topology.class)
+    void aWindowWorksWhereThePeersAccessesArriveWhenTheConnectionRunsOnTwoPaths(Topology topology) throws Exception {
+        Opened opened = new Opened();
+        try (opened) {
+            String t = "&topology=" + topology.name().toLowerCase(java.util.Locale.ROOT);
+            FailoverDevice a = opened.keep((FailoverDevice) dev.tandem.verbs.RdmaDevices.open("failover://127.0.1.1+127.0.2.1?node=a" + t));
+            FailoverDevice b = opened.keep((FailoverDevice) dev.tandem.verbs.RdmaDevices.open("failover://127.0.1.2+127.0.2.2?node=b" + t));
+            var pdA = opened.keep(a.allocateProtectionDomain());
+            opened.keep(b.allocateProtectionDomain()); // sessions take turns: b's next one receives on adapter 1
+            var pdB = opened.keep(b.allocateProtectionDomain());
+            MemoryRegion mrA = opened.keep(pdA.registerMemory(arena.allocate(256, 64), Access.LOCAL_WRITE | Access.REMOTE_WRITE));
+            MemorySegment memory = arena.allocate(BASE + LENGTH, 64);
+            MemoryRegion target = opened.keep(pdB.registerMemory(memory, Access.LOCAL_WRITE | Access.MW_BIND));
+            CompletionQueue cqA = opened.keep(a.createCompletionQueue(16));
+            CompletionQueue cqB = opened.keep(b.createCompletionQueue(16));
+            var qa = opened.keep(pdA.createQueuePair(dev.tandem.verbs.QueuePairConfig.of(cqA).withDepths(8, 8)));
+            var qb = opened.keep(pdB.createQueuePair(dev.tandem.verbs.QueuePairConfig.of(cqB).withDepths(8, 8)));
+            MemoryWindow w = opened.keep(pdB.allocateMemoryWindow());
+            Opened.connect(qa, b, "127.0.1.2", qb);
+
+            qb.postSend(new WorkRequest.BindWindow(1, w, target, BASE, LENGTH, RW, 0x21, WrFlags.SIGNALED));
+            assertThat(await(cqB, "b's bind").status()).isEqualTo(CompletionStatus.SUCCESS);
+            mrA.segment().asSlice(0, 64).fill((byte) 9);
+            qa.postSend(new WorkRequest.RdmaWrite(2, new Sge(mrA, 0, 64), 0, w.rkey(), WrFlags.SIGNALED));
+            WorkCompletion wrote = await(cqA, "a's Write through the window");
+            assertThat(wrote.status()).as("%s", wrote).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(memory.asSlice(BASE, 64).toArray(ValueLayout.JAVA_BYTE)).as("placed through the window").containsOnly((byte) 9);
+            memory.asSlice(BASE + 64, 64).fill((byte) 4);
+            qa.postSend(new WorkRequest.RdmaRead(3, new Sge(mrA, 128, 64), 64, w.rkey(), WrFlags.SIGNALED));
+            assertThat(await(cqA, "a's Read through the window").status()).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(mrA.segment().asSlice(128, 64).toArray(ValueLayout.JAVA_BYTE)).containsOnly((byte) 4);
+            assertThat(qa.state()).isEqualTo(QpState.RTS);
+            assertThat(qb.state()).isEqualTo(QpState.RTS);
+        }
+    }
+
+    /**
+     * The fail-over device completes a Write only when the peer is shown to hold it: a Write the peer
+     * refuses (a wrong key) is not reported SUCCESS (a plain iWARP adapter may, having sent it), and nothing
+     * is placed.
+     */
+    @Test
+    void aWriteThePeerRefusesIsNotReportedAsDone() throws Exception {
+        nodes = new TwoNodes(2, Topology.SWITCHED);
+        MemorySegment memory = arena.allocate(LENGTH, 64);
+        MemoryRegion target = nodes.sb.qp().pd().registerMemory(memory, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        int wrongKey = dev.tandem.verbs.STag.of(dev.tandem.verbs.STag.index(target.rkey()), (dev.tandem.verbs.STag.key(target.rkey()) + 1) & 0xFF);
+        nodes.sa.region().segment().asSlice(0, 64).fill((byte) 5);
+        nodes.sa.qp().postSend(new WorkRequest.RdmaWrite(7, new Sge(nodes.sa.region(), 0, 64), 0, wrongKey, WrFlags.SIGNALED));
+        WorkCompletion wc = await(nodes.sa.cq(), "the refused Write's completion");
+        assertThat(wc.wrId()).isEqualTo(7);
+        assertThat(wc.status()).as("a Write the peer refused: %s", wc).isNotEqualTo(CompletionStatus.SUCCESS);
+        assertThat(memory.toArray(ValueLayout.JAVA_BYTE)).as("nothing placed").containsOnly((byte) 0);
+        target.close();
+    }
+
     private void write(int rkey, long offset, byte value, String what) {
         nodes.sa.region().segment().asSlice(0, 64).fill(value);
         nodes.sa.qp().postSend(new WorkRequest.RdmaWrite(8, new Sge(nodes.sa.region(), 0, 64), offset, rkey, WrFlags.SIGNALED));
