@@ -143,7 +143,6 @@ final class ConnectionFailover {
             }
             receives = p.id == qp.paths.receive && !receivesMoving;
             sends = p.id == qp.paths.send && sendMoveSince == 0;
-            Debug.log(qp, "failover " + p + " g" + p.generation + " receives " + receives + " sends " + sends + " cause " + cause);
             if (!receives && !sends) {
                 qp.device.tell(new FailoverEvent.BackupLost(System.nanoTime(), qp.qpNumber, p.local, cause));
             }
@@ -553,9 +552,6 @@ final class ConnectionFailover {
                 return;
             }
             long held = lastHeld(qp.sendLog, d.lastReliablyReceived());
-            Debug.log(qp, "peerMigrated to " + to + " LRR " + d.lastReliablyReceived() + " held " + held + " log " + qp.sendLog.released()
-                    + ".." + qp.sendLog.next() + " unsent " + qp.sendLog.unsentFrom(held + 1) + " send " + qp.paths.send + " wireGen "
-                    + qp.sendWireGeneration + " seq " + d.seq());
             qp.sendLog.payloadsDone(held, CompletionStatus.SUCCESS, true);
             Path old = qp.paths.sendPath();
             // the same path, on the QP the requests went out on (a path set up again since has a new QP: they are gone)
@@ -565,6 +561,11 @@ final class ConnectionFailover {
                     left = old;
                 }
                 qp.sendLog.offWireAfter(held);
+                if (episodeSince == 0) { // the peer moved first: this side's Sends move too, one more move to count and tell
+                    episodeSince = System.nanoTime();
+                    qp.device.tell(new FailoverEvent.Holding(episodeSince, qp.qpNumber, old == null ? -1 : old.local, to.local,
+                            "the peer moved its receives to " + to));
+                }
             }
             for (long p = qp.sendLog.unsentFrom(held + 1); p >= 0; p = qp.sendLog.unsentFrom(p + 1)) {
                 WorkRequest wr = qp.sendLog.request(p);

@@ -190,7 +190,6 @@ final class Proofs {
         }
         p.qp.postSend(qp.mailbox.mark(id, qp.peerMarkKey(), qp.peer.mailboxStag(), FailoverQueuePair.CONTROL | MARK));
         marked = id;
-        Debug.log(qp, "mark " + id + " on " + p);
     }
 
     /** Proves now when the oldest unproven Send or Write is older than the configured bound; true while some stay unproven. */
@@ -245,10 +244,6 @@ final class Proofs {
                 qp.lock.unlock();
             }
             long covers = id & ~FailoverQueuePair.PROOF;
-            if (Debug.ON && ok) {
-                Debug.log(qp, "proof ok covers " + covers + " on " + path + " g" + path.generation + " send " + qp.paths.send + " lastProven before "
-                        + qp.sendLog.lastProvenMessageId() + " sent " + qp.sentMessageId() + " marked " + marked);
-            }
             if (ok) {
                 qp.sendLog.payloadsDone(covers, CompletionStatus.SUCCESS, true);
             } else if (qp.endedByPeer()) {
@@ -274,7 +269,6 @@ final class Proofs {
             }
         } else if (wr instanceof WorkRequest.RdmaRead) {
             qp.sendLog.payloadsDone(id - 1, CompletionStatus.SUCCESS, true);
-            Debug.log(qp, "read ok at " + id + " on " + path + " lastProven now " + qp.sendLog.lastProvenMessageId() + " marked " + marked);
         }
         qp.sendLog.done(id, wc.status(), wc.vendorError());
         if (ok && wr instanceof WorkRequest.BindWindow b) {
@@ -306,7 +300,6 @@ final class Proofs {
         }
         ackApplied = acked;
         long held = ConnectionFailover.lastHeld(qp.sendLog, acked);
-        Debug.log(qp, "acked " + acked + " held " + held);
         if (held >= 0) {
             qp.sendLog.payloadsDone(held, CompletionStatus.SUCCESS, true);
             release(cq);

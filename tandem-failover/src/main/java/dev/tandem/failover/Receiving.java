@@ -134,7 +134,6 @@ final class Receiving {
         }
         fault = "message " + Integer.toUnsignedString(id) + " arrived where message " + Integer.toUnsignedString(next)
                 + " was due: messages in between were lost";
-        Debug.log(qp, "GAP " + fault);
         return Outcome.GAP;
     }
 
@@ -145,7 +144,6 @@ final class Receiving {
      * lock held; returns how many.
      */
     int rebuild(int bound, FirstLevelCq cq) {
-        Debug.log(qp, "rebuild bound " + bound + " received " + received + " pending " + log.pending());
         if (Integer.compareUnsigned(bound, received) <= 0) {
             return 0;
         }

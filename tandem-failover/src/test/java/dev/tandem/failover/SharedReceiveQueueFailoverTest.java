@@ -183,8 +183,10 @@ class SharedReceiveQueueFailoverTest {
 
         int x = ((FailoverSharedReceiveQueue) srq).adapter();
         AdapterControl failing = (AdapterControl) b.adapters().get(x);
-        failing.injectFatalError("test: the SRQ's adapter, before its receiver polled");
-        failing.reset(Duration.ofSeconds(5)); // at once, as a PCI error handler does: its CQ goes before the layer read it
+        try (var _ = Busy.hold(b)) { // b's layer is busy: the CQ goes before it could read it
+            failing.injectFatalError("test: the SRQ's adapter, before its receiver polled");
+            failing.reset(Duration.ofMillis(50)); // at once, as a PCI error handler does
+        }
 
         for (int c = 0; c < 2; c++) {
             for (int m = 0; m < 8; m++) {
