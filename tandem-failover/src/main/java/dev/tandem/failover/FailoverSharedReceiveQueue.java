@@ -143,7 +143,7 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
                 }
                 here = livePathOn(mover, x);
                 if (here == null) {
-                    mover.moves().noPathLeft("no path is left to receive on at adapter " + x + ": " + cause);
+                    mover.ends().noPathLeft("no path is left to receive on at adapter " + x + ": " + cause);
                     return;
                 }
                 mover.paths.receive = here.id;
@@ -157,7 +157,7 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
         if (y < 0) {
             mover.lock.lock();
             try {
-                mover.moves().noPathLeft("no path is left to an adapter that can take the shared receive queue's receives: " + cause);
+                mover.ends().noPathLeft("no path is left to an adapter that can take the shared receive queue's receives: " + cause);
             } finally {
                 mover.lock.unlock();
             }
@@ -195,7 +195,7 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
         qp.receiveCq.locked(() -> {
             qp.receiveCq.drain();
             if (qp.peer != null) {
-                n[0] = qp.receiving.rebuild(qp.moves().bound(), qp.receiveCq);
+                n[0] = qp.receiving.rebuild(qp.mail().bound(), qp.receiveCq);
             }
         });
         return n[0];
@@ -249,7 +249,7 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
                 }
                 to = livePathOn(u, y);
                 if (to == null) {
-                    u.moves().noPathLeft("no path is left to adapter " + y + ", where its shared receive queue's receives went");
+                    u.ends().noPathLeft("no path is left to adapter " + y + ", where its shared receive queue's receives went");
                     continue;
                 }
                 u.paths.receive = to.id;

@@ -389,7 +389,7 @@ final class FirstLevelCq implements CompletionQueue {
                     }
                     FailoverDevice.Route route = device.routeOf(k, wc.qpNumber());
                     if (route != null) {
-                        route.qp().adapterCompletion(route.path(), wc, this);
+                        route.qp().completions().take(route.path(), wc, this);
                     }
                 }
             } while (m == scratch.length && !died);

@@ -147,7 +147,7 @@ final class Monitor {
         if (busy || now - lastMailbox >= MAILBOX) {
             lastMailbox = now;
             for (FailoverQueuePair qp : connections) {
-                runQuietly(qp.moves()::checkMailbox);
+                runQuietly(qp.mail()::check);
                 runQuietly(() -> qp.moves().moveTimedOut(now));
             }
         }

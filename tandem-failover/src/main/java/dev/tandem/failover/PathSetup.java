@@ -9,6 +9,7 @@ import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.InvalidStateException;
 import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueuePair;
+import dev.tandem.verbs.QueuePairConfig;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -35,6 +36,52 @@ final class PathSetup {
     }
 
     /**
+     * An adapter QP's shape: room for the header element, the proofs (an INLINE mark and a Read each), the
+     * heartbeat and the layer's own Writes, and the receives (a QP of an SRQ has none of its own).
+     */
+    private QueuePairConfig adapterConfig(int k) {
+        return new QueuePairConfig(qp.sendCq.under(k), qp.receiveCq.under(k), qp.srq == null ? null : qp.srq.under(k),
+                2 * qp.config.sendDepth() + FailoverQueuePair.PROOF_SLOTS, qp.srq == null ? qp.config.receiveDepth() : 1,
+                qp.config.maxSendSge() + 1, qp.config.maxReceiveSge() + 1,
+                Math.max(8, qp.config.maxInlineData() == 0 ? 0 : qp.config.maxInlineData() + FailoverHeader.LENGTH),
+                qp.config.ird() + 2, qp.config.ord() + 2, false);
+    }
+
+    /** Whether adapter {@code k} can hold a QP of this connection now (its CQs, PD and SRQ are there). */
+    private boolean canHoldQp(int k) {
+        return qp.device.usable(k) && qp.pd.under(k) != null && qp.sendCq.under(k) != null && qp.receiveCq.under(k) != null
+                && (qp.srq == null || qp.srq.under(k) != null);
+    }
+
+    /** A new adapter QP on adapter {@code k} for path {@code path}, routed to it. Lock held. */
+    private QueuePair newQp(Path path) {
+        QueuePair q = qp.pd.under(path.local).createQueuePair(adapterConfig(path.local));
+        path.qp = q;
+        qp.device.route(path.local, q.qpNumber(), new FailoverDevice.Route(qp, path));
+        return q;
+    }
+
+    /** Closes path {@code p}'s QP (it failed, or its adapter goes) and unroutes it. Lock held. */
+    void dropQp(Path p) {
+        QueuePair q = p.qp;
+        p.qp = null;
+        p.up = false;
+        if (q != null) {
+            qp.device.unroute(p.local, q.qpNumber());
+            Quietly.close(q);
+        }
+    }
+
+    /** Checks the private data of a connect or accept against the device's maximum. */
+    private void checkPrivateData(byte[] data) {
+        int max = qp.device.attributes().maxPrivateData();
+        if (data.length > max) {
+            throw new InvalidArgumentException("private data of " + data.length + " bytes exceeds the maximum of " + max
+                    + " (DeviceAttributes.maxPrivateData)");
+        }
+    }
+
+    /**
      * Connects: the first path to {@code remote}, then the other paths join it; returns when the paths
      * this side sends and receives on are up, within {@code timeout} in all.
      */
@@ -44,7 +91,7 @@ final class PathSetup {
             throw new InvalidArgumentException("connect: remote and timeout must not be null");
         }
         byte[] data = privateData == null ? new byte[0] : privateData;
-        qp.checkPrivateData(data);
+        checkPrivateData(data);
         long deadline = System.nanoTime() + timeout.toNanos();
         int first = firstAdapterFor(remote.getAddress());
         boolean switched = qp.device.config().topology() == Topology.SWITCHED;
@@ -59,10 +106,10 @@ final class PathSetup {
                 throw new InvalidStateException("connect on QP " + qp.qpNumber + " in state " + qp.state + "; a QP connects from INIT");
             }
             qp.paths.role(true);
-            q = qp.newQp(firstPath);
+            q = newQp(firstPath);
             firstPath.generation = 1;
             if (receiveOnFirst) {
-                qp.postReceivesOn(firstPath);
+                qp.receivePosting().postAllOn(firstPath);
             }
         } finally {
             qp.lock.unlock();
@@ -117,9 +164,9 @@ final class PathSetup {
             if (in == null || !in.up || out == null || !out.up) {
                 String which = in == null || !in.up ? "this side receives on, " + qp.paths.describe(qp.paths.receive)
                         : "the peer receives on, " + qp.paths.describe(qp.paths.send);
-                qp.disconnectAll();
+                qp.ends().disconnectAll();
                 for (Path p : qp.paths.all()) {
-                    qp.dropQp(p);
+                    dropQp(p);
                 }
                 qp.paths.clear();
                 qp.peer = null;
@@ -140,7 +187,7 @@ final class PathSetup {
     private void dropFirst(Path firstPath) {
         qp.lock.lock();
         try {
-            qp.dropQp(firstPath);
+            dropQp(firstPath);
         } finally {
             qp.lock.unlock();
         }
@@ -156,13 +203,13 @@ final class PathSetup {
 
     /** The first path's adapter: this QP's receive adapter (switched), else the one cabled to {@code remote} (switchless). */
     private int firstAdapterFor(InetAddress remote) {
-        if (qp.device.config().topology() == Topology.SWITCHED && qp.canHoldQp(qp.receiveAdapter())) {
+        if (qp.device.config().topology() == Topology.SWITCHED && canHoldQp(qp.receiveAdapter())) {
             return qp.receiveAdapter();
         }
         int best = -1;
         int bestBits = -1;
         for (int k = 0; k < qp.device.adapterCount(); k++) {
-            if (qp.canHoldQp(k)) {
+            if (canHoldQp(k)) {
                 int bits = commonPrefixBits(qp.device.address(k), remote);
                 if (bits > bestBits) {
                     best = k;
@@ -202,7 +249,7 @@ final class PathSetup {
         Hello peer = qp.peer;
         int c = Paths.connectingEnd(id);
         int s = Paths.acceptingEnd(id);
-        if (peer == null || !qp.canHoldQp(c) || s >= peer.adapters().size()) {
+        if (peer == null || !canHoldQp(c) || s >= peer.adapters().size()) {
             return false;
         }
         Path p;
@@ -216,13 +263,13 @@ final class PathSetup {
             }
             again = p.generation > 0;
             if (p.qp != null) {
-                qp.dropQp(p);
+                dropQp(p);
             }
             p.generation = p.generation % 0xFFFF + 1; // 16 bits in a hello, never 0
             p.freshSetUp();
-            q = qp.newQp(p);
+            q = newQp(p);
             if (id == qp.paths.receive && !qp.moves().receivesMoving()) {
-                qp.postReceivesOn(p); // the receives wait for this path (switchless: this side's cable)
+                qp.receivePosting().postAllOn(p); // the receives wait for this path (switchless: this side's cable)
             }
         } finally {
             qp.lock.unlock();
@@ -236,13 +283,21 @@ final class PathSetup {
             qp.lock.lock();
             try {
                 if (p.qp == q) {
-                    qp.dropQp(p);
+                    dropQp(p);
                 }
             } finally {
                 qp.lock.unlock();
             }
             return false;
         }
+        return cameUp(p, q, again);
+    }
+
+    /**
+     * Path {@code p} came up on {@code q}: what waited for it goes now, and a path set up again is told;
+     * false when it left that QP (or the connection was closed) meanwhile.
+     */
+    private boolean cameUp(Path p, QueuePair q, boolean again) {
         qp.lock.lock();
         try {
             if (p.qp != q || qp.closed) {
@@ -263,10 +318,10 @@ final class PathSetup {
     /** Path {@code p} is up: what waited for it goes now (the receives on the receive path, the requests on the send path). Lock held. */
     private void pathUp(Path p) {
         if (p.id == qp.paths.receive && qp.state != QpState.ERROR && !qp.moves().receivesMoving()) {
-            qp.postReceivesOn(p);
+            qp.receivePosting().postAllOn(p);
         }
-        if (p.id == qp.paths.send && qp.state != QpState.ERROR && !qp.moves().sendMoving()) {
-            qp.postPending();
+        if ((p.id == qp.paths.send || p.id == qp.paths.receive) && qp.state != QpState.ERROR && !qp.moves().sendMoving()) {
+            qp.sending().postPending(); // the requests on the send path, and the windows' binds on the receive path
         }
         qp.pathReady.signalAll();
     }
@@ -279,7 +334,7 @@ final class PathSetup {
     void acceptFirst(int k, ConnectionRequest request, Hello theirs, byte[] privateData, List<InetSocketAddress> listening) {
         qp.checkUsable();
         byte[] data = privateData == null ? new byte[0] : privateData;
-        qp.checkPrivateData(data);
+        checkPrivateData(data);
         boolean switched = qp.device.config().topology() == Topology.SWITCHED;
         int firstId = Paths.id(theirs.pathIndex(), k);
         int receive = switched ? Paths.id(theirs.recvAdapter(), qp.receiveAdapter()) : Paths.id(qp.receiveAdapter(), qp.receiveAdapter());
@@ -289,7 +344,7 @@ final class PathSetup {
             if (qp.state != QpState.INIT) {
                 throw new InvalidStateException("accept onto QP " + qp.qpNumber + " in state " + qp.state + "; a QP accepts from INIT");
             }
-            if (!qp.canHoldQp(k)) {
+            if (!canHoldQp(k)) {
                 throw new InvalidStateException("QP " + qp.qpNumber + " cannot hold a path on adapter " + k + " where the request arrived");
             }
             qp.paths.role(false);
@@ -302,9 +357,9 @@ final class PathSetup {
             qp.paths.send = theirs.receivePath() == Hello.THIS_PATH ? firstId : theirs.receivePath();
             p = qp.paths.ensure(firstId);
             p.generation = theirs.generation();
-            qp.newQp(p);
+            newQp(p);
             if (firstId == receive) {
-                qp.postReceivesOn(p);
+                qp.receivePosting().postAllOn(p);
             }
         } finally {
             qp.lock.unlock();
@@ -316,7 +371,7 @@ final class PathSetup {
             qp.device.disconnected(qp.connectionId);
             qp.lock.lock();
             try {
-                qp.dropQp(p);
+                dropQp(p);
                 qp.paths.clear();
                 qp.peer = null;
                 qp.connectionId = 0;
@@ -348,20 +403,20 @@ final class PathSetup {
         qp.lock.lock();
         try {
             p = qp.paths.ensure(id);
-            if (qp.peer == null || qp.closed || qp.state == QpState.ERROR || p.up || !qp.canHoldQp(k)
+            if (qp.peer == null || qp.closed || qp.state == QpState.ERROR || p.up || !canHoldQp(k)
                     || theirs.generation() == p.generation) {
                 p = null;
                 again = false;
             } else {
                 again = p.generation > 0;
                 if (p.qp != null) {
-                    qp.dropQp(p); // the set-up that failed before: its late completions are dropped
+                    dropQp(p); // the set-up that failed before: its late completions are dropped
                 }
                 p.generation = theirs.generation();
                 p.freshSetUp();
-                qp.newQp(p);
+                newQp(p);
                 if (id == qp.paths.receive && !qp.moves().receivesMoving()) {
-                    qp.postReceivesOn(p); // the receives wait for this path: posted before the peer can send there
+                    qp.receivePosting().postAllOn(p); // the receives wait for this path: posted before the peer can send there
                 }
             }
         } finally {
@@ -378,27 +433,14 @@ final class PathSetup {
             qp.lock.lock();
             try {
                 if (p.qp == q) {
-                    qp.dropQp(p);
+                    dropQp(p);
                 }
             } finally {
                 qp.lock.unlock();
             }
             return;
         }
-        qp.lock.lock();
-        try {
-            if (p.qp != q) {
-                return;
-            }
-            p.up = true;
-            p.freshSetUp();
-            pathUp(p);
-        } finally {
-            qp.lock.unlock();
-        }
-        if (again) {
-            qp.device.tell(new FailoverEvent.PathRestored(System.nanoTime(), qp.qpNumber, p.local));
-        }
+        cameUp(p, q, again);
     }
 
     /** The hello of this side for a path on adapter {@code k} ({@code generation} of its set-up). */
@@ -422,7 +464,7 @@ final class PathSetup {
             if (p != null && p.up) {
                 continue;
             }
-            if (!qp.canHoldQp(Paths.connectingEnd(id))) {
+            if (!canHoldQp(Paths.connectingEnd(id))) {
                 continue;
             }
             join(id, System.nanoTime() + timeout.toNanos(), timeout);
@@ -434,7 +476,7 @@ final class PathSetup {
         qp.lock.lock();
         try {
             for (Path p : qp.paths.on(k)) {
-                qp.dropQp(p);
+                dropQp(p);
             }
         } finally {
             qp.lock.unlock();

@@ -184,7 +184,7 @@ final class Proofs {
 
     /** Posts on {@code p} the arrival mark of every Send posted so far, unless the last mark carried it already. Lock held. */
     private void mark(Path p) {
-        int id = qp.sentMessageId();
+        int id = qp.sending().sentMessageId();
         if (id == marked || id == 0) {
             return;
         }
@@ -329,8 +329,8 @@ final class Proofs {
             }
             boolean ok = s == CompletionStatus.SUCCESS;
             if (wr != null && (!ok || qp.config.signalAll() || WrFlags.has(wr.flags(), WrFlags.SIGNALED))) {
-                if (!cq.deliver(qp, p, wr.wrId(), s, FailoverQueuePair.opcodeOf(wr), ok ? wr.length() : 0, 0, 0, ok ? 0 : qp.sendLog.vendorError(p))) {
-                    qp.overflowed();
+                if (!cq.deliver(qp, p, wr.wrId(), s, SendLog.opcodeOf(wr), ok ? wr.length() : 0, 0, 0, ok ? 0 : qp.sendLog.vendorError(p))) {
+                    qp.ends().overflowed();
                 }
             }
             qp.sendLog.handedOver(p);

@@ -100,15 +100,15 @@ final class Receiving {
                 qp.proofs().acked(lastAcked);
                 if (!cq.deliver(qp, -1, r.wrId(), CompletionStatus.SUCCESS, CompletionOpcode.RECV,
                         Math.max(0, wc.byteLength() - FailoverHeader.LENGTH), wc.invalidatedStag(), wc.flags(), wc.vendorError())) {
-                    qp.overflowed();
+                    qp.ends().overflowed();
                 }
             }
             case DUPLICATE -> {
                 duplicates.incrementAndGet();
                 qp.device.ras.duplicateDropped();
-                qp.repostReceive(r); // the application's buffer goes back: it never saw this message
+                qp.receivePosting().repost(r); // the application's buffer goes back: it never saw this message
             }
-            default -> qp.putBack(r); // the connection ends over it: flushed with the rest, in order
+            default -> qp.receivePosting().putBack(r); // the connection ends over it: flushed with the rest, in order
         }
         return o;
     }
@@ -175,7 +175,7 @@ final class Receiving {
             qp.proofs().acked(FailoverHeader.lastAcked(s, at));
             if (!cq.deliver(qp, -1, r.wrId(), CompletionStatus.SUCCESS, CompletionOpcode.RECV, FailoverHeader.length(s, at),
                     invalidated, flags, 0)) {
-                qp.overflowed();
+                qp.ends().overflowed();
             }
             n++;
         }

@@ -1,5 +1,6 @@
 package dev.tandem.failover;
 
+import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.WorkRequest;
 
@@ -44,6 +45,22 @@ final class SendLog {
     /** Whether the request carries data to the peer (a Send or Write): it needs a proof. */
     static boolean isPayload(WorkRequest r) {
         return r instanceof WorkRequest.Send || r instanceof WorkRequest.SendWithInvalidate || r instanceof WorkRequest.RdmaWrite;
+    }
+
+    /** Whether {@code r} is a Send (it takes a receive of the peer and carries a message id). */
+    static boolean isSend(WorkRequest r) {
+        return r instanceof WorkRequest.Send || r instanceof WorkRequest.SendWithInvalidate;
+    }
+
+    /** The completion opcode of {@code r}. */
+    static CompletionOpcode opcodeOf(WorkRequest r) {
+        return switch (r) {
+            case WorkRequest.RdmaWrite w -> CompletionOpcode.RDMA_WRITE;
+            case WorkRequest.RdmaRead rd -> CompletionOpcode.RDMA_READ;
+            case WorkRequest.BindWindow b -> CompletionOpcode.BIND_WINDOW;
+            case WorkRequest.LocalInvalidate l -> CompletionOpcode.LOCAL_INVALIDATE;
+            default -> CompletionOpcode.SEND;
+        };
     }
 
     /** Logs {@code request}; its position, or -1 when {@link #capacity()} requests are outstanding. */

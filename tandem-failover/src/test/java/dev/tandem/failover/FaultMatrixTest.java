@@ -103,8 +103,8 @@ class FaultMatrixTest {
             };
             case DURING_REPORT, DURING_REPOST -> () -> {
                 // a first fault starts a fail-over; the fault under test hits the path it moves to
-                nodes.a.faults.arm(point, () -> kind.on(nodes, point == FaultPoint.DURING_REPORT && qa.moves().lastReportVia != null
-                        ? qa.moves().lastReportVia : qa.paths.sendPath()));
+                nodes.a.faults.arm(point, () -> kind.on(nodes, point == FaultPoint.DURING_REPORT && qa.mail().lastReportVia != null
+                        ? qa.mail().lastReportVia : qa.paths.sendPath()));
                 ((AdapterControl) nodes.a.adapters().get(qa.sendAdapter())).injectFatalError("matrix: first fault");
             };
         };

@@ -156,7 +156,7 @@ class HeartbeatTest {
                     answered[0] |= out[i].wrId() == (FailoverQueuePair.HEARTBEAT | p.id);
                     FailoverDevice.Route route = qa.device.routeOf(p.local, out[i].qpNumber());
                     if (route != null) {
-                        route.qp().adapterCompletion(route.path(), out[i], qa.sendCq);
+                        route.qp().completions().take(route.path(), out[i], qa.sendCq);
                     }
                 }
             });

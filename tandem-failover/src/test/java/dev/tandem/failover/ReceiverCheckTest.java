@@ -68,7 +68,7 @@ class ReceiverCheckTest {
             qa.lock.lock();
             try {
                 qa.sendLog.offWireAfter(qa.sendLog.released() - 1); // every unproven Send goes again
-                qa.postPending();
+                qa.sending().postPending();
             } finally {
                 qa.lock.unlock();
             }
