@@ -98,6 +98,10 @@ final class ConnectionFailover {
             if (from != null && closedByPeer(p, from, cause)) {
                 return; // its BYE may still come: the peer's application (or its work's error) may have ended the connection
             }
+            String fatal = qp.device.fatalCause(p.local);
+            if (fatal != null && FailoverCause.of(cause) != FailoverCause.ADAPTER_FATAL) {
+                cause = "adapter " + p.local + " failed: " + fatal; // the root cause, whichever evidence of it came first
+            }
             p.up = false;
             p.downCause = cause;
             p.heartbeatSent.set(0);
@@ -308,19 +312,6 @@ final class ConnectionFailover {
         qp.peerSeenNanos = System.nanoTime();
     }
 
-    /** The last send position whose Send the peer holds (its message id is at most {@code peerReceived}), or -1. */
-    static long lastHeld(SendLog log, int peerReceived) {
-        long held = -1;
-        for (long p = log.released(); p < log.next(); p++) {
-            WorkRequest wr = log.request(p);
-            int id = log.messageId(p);
-            if (wr != null && id != 0 && Integer.compareUnsigned(id, peerReceived) <= 0) {
-                held = p;
-            }
-        }
-        return held;
-    }
-
     /**
      * The peer receives on path {@code to} now (its MIGRATED {@code d}): the Sends it holds complete, the
      * Writes before them too, and every other request goes again over {@code to}, in posting order. The
@@ -336,7 +327,7 @@ final class ConnectionFailover {
             if (!qp.connected()) {
                 return;
             }
-            long held = lastHeld(qp.sendLog, d.lastReliablyReceived());
+            long held = qp.sendLog.lastHeld(d.lastReliablyReceived());
             qp.sendLog.payloadsDone(held, CompletionStatus.SUCCESS, true);
             Path old = qp.paths.sendPath();
             // the same path, on the QP the requests went out on (a path set up again since has a new QP: they are gone)

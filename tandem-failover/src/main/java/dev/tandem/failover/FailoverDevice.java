@@ -232,7 +232,7 @@ public final class FailoverDevice implements RdmaDevice {
 
     /** A queue of its own that gets every {@link FailoverEvent} from now on. */
     public FailoverWatch watch() {
-        FailoverWatch w = new FailoverWatch(this);
+        FailoverWatch w = new FailoverWatch(this::unwatch);
         watches.add(w);
         return w;
     }
@@ -338,8 +338,13 @@ public final class FailoverDevice implements RdmaDevice {
 
     /** Whether adapter {@code k} failed (a fatal error) and was not reset yet. */
     boolean failing(int k) {
+        return fatalCause(k) != null;
+    }
+
+    /** Why adapter {@code k} failed, while it is failed (until its reset); null while it works. */
+    String fatalCause(int k) {
         RdmaDevice d = adapters[k];
-        return d instanceof dev.tandem.verbs.AdapterControl c && c.fatalCause().isPresent();
+        return d instanceof dev.tandem.verbs.AdapterControl c ? c.fatalCause().orElse(null) : null;
     }
 
     /** Whether adapter {@code k} failed and the layer gave back what it held there (until it is rebuilt). */

@@ -35,8 +35,7 @@ import java.util.List;
  * +---------------------------------------------------------------+
  * </pre>
  *
- * Message ids count a connection's Sends from 1 in each direction and wrap (compared as serial
- * numbers). The receiver zeroes the header area of each buffer it posts, so a header with
+ * Message ids count a connection's Sends from 1 in each direction and wrap, skipping 0 ({@link MessageIds}). The receiver zeroes the header area of each buffer it posts, so a header with
  * {@link #FLAG_PRESENT} shows a message landed there.
  */
 final class FailoverHeader {

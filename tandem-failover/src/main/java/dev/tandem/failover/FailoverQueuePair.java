@@ -141,8 +141,8 @@ final class FailoverQueuePair implements QueuePair {
             }
             attachedReceive = true;
             sp = new SendPosting(this);
-            rl = srq == null ? new ReceiveLog(pd, config.receiveDepth()) : null;
-            mb = new Mailbox(pd);
+            rl = srq == null ? new ReceiveLog(pd::registerInternal, config.receiveDepth()) : null;
+            mb = new Mailbox(pd::registerInternal);
             sessionNumber = device.sessions().take();
         } catch (RuntimeException e) {
             if (sessionNumber != 0) {

@@ -63,7 +63,7 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
                     device.own(s, this);
                 }
             }
-            l = new ReceiveLog(pd, maxWr);
+            l = new ReceiveLog(pd::registerInternal, maxWr);
         } catch (RuntimeException e) {
             closeUnder();
             device.limits.giveBack(ResourceLimits.Kind.SHARED_RECEIVE_QUEUE);

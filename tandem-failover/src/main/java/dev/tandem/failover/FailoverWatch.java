@@ -3,16 +3,18 @@ package dev.tandem.failover;
 import java.time.Duration;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /** One watcher's own queue of {@link FailoverEvent}s, from when it was made until it is closed. */
 public final class FailoverWatch implements AutoCloseable {
     private static final int CAPACITY = 4096;
     private final LinkedBlockingQueue<FailoverEvent> queue = new LinkedBlockingQueue<>(CAPACITY);
-    private final FailoverDevice device;
+    /** What closing it does: the device stops telling it. */
+    private final Consumer<FailoverWatch> onClose;
     private volatile long dropped;
 
-    FailoverWatch(FailoverDevice device) {
-        this.device = device;
+    FailoverWatch(Consumer<FailoverWatch> onClose) {
+        this.onClose = onClose;
     }
 
     void offer(FailoverEvent e) {
@@ -38,6 +40,6 @@ public final class FailoverWatch implements AutoCloseable {
 
     @Override
     public void close() {
-        device.unwatch(this);
+        onClose.accept(this);
     }
 }

@@ -1,7 +1,6 @@
 package dev.tandem.failover;
 
 import dev.tandem.verbs.Access;
-import dev.tandem.verbs.LocalProtectionException;
 import dev.tandem.verbs.MemoryRegion;
 import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkRequest;
@@ -22,13 +21,11 @@ import java.util.List;
 final class InlineCopies implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment segment;
-    private final FailoverMemoryRegion region;
-    private final FailoverProtectionDomain pd;
+    private final MemoryRegion region;
     private final int slotSize;
 
     /** Copies for {@code slots} positions of up to {@code maxInline} bytes; none when {@code maxInline} is 0. */
-    InlineCopies(FailoverProtectionDomain pd, int slots, int maxInline) {
-        this.pd = pd;
+    InlineCopies(InternalMemory memory, int slots, int maxInline) {
         this.slotSize = maxInline;
         if (maxInline == 0) {
             this.segment = MemorySegment.NULL;
@@ -36,9 +33,9 @@ final class InlineCopies implements AutoCloseable {
             return;
         }
         this.segment = arena.allocate((long) slots * maxInline, 8);
-        FailoverMemoryRegion r;
+        MemoryRegion r;
         try {
-            r = pd.registerInternal(segment, Access.LOCAL_WRITE);
+            r = memory.register(segment, Access.LOCAL_WRITE);
         } catch (RuntimeException e) {
             arena.close();
             throw e;
@@ -47,17 +44,12 @@ final class InlineCopies implements AutoCloseable {
     }
 
     /**
-     * {@code request} (an INLINE Send or Write of at most the slot size, checked by the caller) with its
-     * payload copied into {@code slot}: the same request, gathering from the copy, no longer INLINE.
-     *
-     * @throws LocalProtectionException when a gather element is not a valid region of this QP's
-     *                                  protection domain, or lies outside its region (nothing is copied)
+     * {@code request} (an INLINE Send or Write of at most the slot size whose gather list {@link PostChecks}
+     * passed) with its payload copied into {@code slot}: the same request, gathering from the copy, no
+     * longer INLINE.
      */
-    WorkRequest copy(WorkRequest request, int slot, int qpNumber) {
+    WorkRequest copy(WorkRequest request, int slot) {
         List<Sge> sgl = request.sgl();
-        for (int i = 0; i < sgl.size(); i++) {
-            check(sgl.get(i), i, request, qpNumber);
-        }
         long at = (long) slot * slotSize;
         long to = at;
         for (int i = 0; i < sgl.size(); i++) {
@@ -73,21 +65,6 @@ final class InlineCopies implements AutoCloseable {
             case WorkRequest.RdmaWrite w -> new WorkRequest.RdmaWrite(w.wrId(), copy, w.remoteOffset(), w.rkey(), flags);
             default -> request;
         };
-    }
-
-    private void check(Sge s, int i, WorkRequest request, int qpNumber) {
-        MemoryRegion r = s.region();
-        String what = "QP " + qpNumber + " " + request.getClass().getSimpleName() + " wrId " + request.wrId() + " SGE " + i;
-        if (!(r instanceof FailoverMemoryRegion f) || f.pd() != pd) {
-            throw new LocalProtectionException(what + ": region " + r + " is not one of this QP's protection domain");
-        }
-        if (!f.isValid()) {
-            throw new LocalProtectionException(what + ": lkey " + dev.tandem.verbs.STag.format(f.lkey()) + " is not valid (region deregistered)");
-        }
-        if (s.offset() + s.length() > f.length()) {
-            throw new LocalProtectionException(what + ": bytes " + s.offset() + ".." + (s.offset() + s.length())
-                    + " lie outside the region of " + f.length() + " bytes");
-        }
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.tandem.failover;
 
 import dev.tandem.verbs.Access;
+import dev.tandem.verbs.MemoryRegion;
 import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkRequest;
@@ -103,14 +104,14 @@ final class Mailbox implements AutoCloseable {
 
     private final Arena arena = Arena.ofShared();
     private final MemorySegment segment;
-    private final FailoverMemoryRegion region;
+    private final MemoryRegion region;
     /** Arrival marks written so far (picks the slot of the next). */
     private int marks;
 
-    Mailbox(FailoverProtectionDomain pd) {
+    Mailbox(InternalMemory memory) {
         this.segment = arena.allocate(2 * BOX, 8);
         try {
-            this.region = pd.registerInternal(segment, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            this.region = memory.register(segment, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
         } catch (RuntimeException e) {
             arena.close();
             throw e;
@@ -156,7 +157,7 @@ final class Mailbox implements AutoCloseable {
         for (int i = 0; i < 2; i++) {
             long at = MARKS + 8L * i;
             int id = segment.get(U32, at);
-            if (id != 0 && segment.get(U32, at + 4) == markCheck(id, key) && Integer.compareUnsigned(id, best) > 0) {
+            if (id != 0 && segment.get(U32, at + 4) == markCheck(id, key) && MessageIds.after(id, best)) {
                 best = id;
             }
         }

@@ -68,10 +68,7 @@ final class PeerMail {
     int bound() {
         int b = qp.mailbox.placedUpTo(qp.markKey());
         Mailbox.Record r = lastPeerReport;
-        if (r != null && Integer.compareUnsigned(r.lastReliablySent(), b) > 0) {
-            b = r.lastReliablySent();
-        }
-        return b;
+        return r == null ? b : MessageIds.later(r.lastReliablySent(), b);
     }
 
     // ---------------------------------------------------------------- writing

@@ -57,7 +57,7 @@ final class Proofs {
 
     /** The peer's header says it received this side's Sends up to {@code acked}. */
     void acked(int acked) {
-        if (Integer.compareUnsigned(acked, peerAcked) > 0) {
+        if (MessageIds.after(acked, peerAcked)) {
             peerAcked = acked; // the peer received our Sends up to this one: they, and the Writes before them, arrived
         }
     }
@@ -299,7 +299,7 @@ final class Proofs {
             return;
         }
         ackApplied = acked;
-        long held = ConnectionFailover.lastHeld(qp.sendLog, acked);
+        long held = qp.sendLog.lastHeld(acked);
         if (held >= 0) {
             qp.sendLog.payloadsDone(held, CompletionStatus.SUCCESS, true);
             release(cq);

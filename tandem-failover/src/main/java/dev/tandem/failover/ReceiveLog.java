@@ -1,6 +1,7 @@
 package dev.tandem.failover;
 
 import dev.tandem.verbs.Access;
+import dev.tandem.verbs.MemoryRegion;
 import dev.tandem.verbs.QueueFullException;
 import dev.tandem.verbs.ReceiveRequest;
 import dev.tandem.verbs.Sge;
@@ -25,7 +26,7 @@ final class ReceiveLog implements AutoCloseable {
 
     private final Arena arena = Arena.ofShared();
     private final MemorySegment segment;
-    private final FailoverMemoryRegion headers;
+    private final MemoryRegion headers;
     /** Each slot's header scatter element, made once. */
     private final Sge[] headerSge;
     /** Per slot: the application's receive, and the adapter's receive made for it (reused while the same object is posted again in the same epoch). */
@@ -41,11 +42,11 @@ final class ReceiveLog implements AutoCloseable {
     /** The slots in use, in posting order. */
     private final java.util.ArrayDeque<Integer> order = new java.util.ArrayDeque<>();
 
-    ReceiveLog(FailoverProtectionDomain pd, int slots) {
+    ReceiveLog(InternalMemory memory, int slots) {
         this.segment = arena.allocate((long) slots * FailoverHeader.LENGTH, 8);
-        FailoverMemoryRegion h;
+        MemoryRegion h;
         try {
-            h = pd.registerInternal(segment, Access.LOCAL_WRITE);
+            h = memory.register(segment, Access.LOCAL_WRITE);
         } catch (RuntimeException e) {
             arena.close();
             throw e;

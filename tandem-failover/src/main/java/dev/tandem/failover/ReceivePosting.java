@@ -56,7 +56,7 @@ final class ReceivePosting implements AutoCloseable {
                 log.takeSlot(slot);
             } else if (qp.state != QpState.ERROR) {
                 Path p = qp.paths.receivePath();
-                if (p != null && p.up && !qp.moves().receivesMoving()) {
+                if (takesReceives(p) && !qp.moves().receivesMoving()) {
                     postOn(p, slot);
                 }
                 // else logged only: the receive path's set-up or the move posts it
@@ -68,6 +68,15 @@ final class ReceivePosting implements AutoCloseable {
         if (flushNow) {
             qp.receiveCq.deliver(qp, -1, request.wrId(), CompletionStatus.WR_FLUSH_ERR, CompletionOpcode.RECV, 0, 0, 0, 0);
         }
+    }
+
+    /**
+     * Whether receives go to path {@code p}'s QP now: while it is up, and also while it is being set up
+     * (its QP not failed): the peer may send as soon as its own end is up, before this end's set-up returns.
+     */
+    private static boolean takesReceives(Path p) {
+        QueuePair q = p == null ? null : p.qp;
+        return q != null && (p.up || q.state() != QpState.ERROR);
     }
 
     /** Posts logged receive {@code slot} on path {@code p}'s QP. Lock held. */
@@ -107,7 +116,7 @@ final class ReceivePosting implements AutoCloseable {
         try {
             int slot = log.claim(r, queueName, Integer.MAX_VALUE);
             Path p = qp.paths.receivePath();
-            if (qp.state != QpState.ERROR && p != null && p.up && !qp.moves().receivesMoving()) {
+            if (qp.state != QpState.ERROR && takesReceives(p) && !qp.moves().receivesMoving()) {
                 postOn(p, slot);
             }
         } finally {

@@ -125,12 +125,12 @@ final class Receiving {
             return Outcome.FOREIGN;
         }
         int id = FailoverHeader.messageId(s, at);
-        int next = received + 1;
+        int next = MessageIds.next(received);
         if (id == next) {
             return Outcome.DELIVERED;
         }
-        if (Integer.compareUnsigned(id - next, Integer.MIN_VALUE) >= 0) {
-            return Outcome.DUPLICATE; // id before next, as serial numbers
+        if (id != 0 && !MessageIds.after(id, received)) {
+            return Outcome.DUPLICATE; // delivered already
         }
         fault = "message " + Integer.toUnsignedString(id) + " arrived where message " + Integer.toUnsignedString(next)
                 + " was due: messages in between were lost";
@@ -144,7 +144,7 @@ final class Receiving {
      * lock held; returns how many.
      */
     int rebuild(int bound, FirstLevelCq cq) {
-        if (Integer.compareUnsigned(bound, received) <= 0) {
+        if (!MessageIds.after(bound, received)) {
             return 0;
         }
         MemorySegment s = log.segment();
@@ -157,8 +157,8 @@ final class Receiving {
             }
         }
         int n = 0;
-        while (Integer.compareUnsigned(received, bound) < 0) {
-            Integer slot = slotOf.get(received + 1);
+        while (MessageIds.after(bound, received)) {
+            Integer slot = slotOf.get(MessageIds.next(received));
             if (slot == null) {
                 break; // the mark says it arrived, yet no buffer holds it: the peer sends it again
             }
@@ -171,7 +171,7 @@ final class Receiving {
                 flags |= WorkCompletion.FLAG_INVALIDATED;
                 qp.pd.invalidated(invalidated);
             }
-            received = received + 1;
+            received = MessageIds.next(received);
             qp.proofs().acked(FailoverHeader.lastAcked(s, at));
             if (!cq.deliver(qp, -1, r.wrId(), CompletionStatus.SUCCESS, CompletionOpcode.RECV, FailoverHeader.length(s, at),
                     invalidated, flags, 0)) {

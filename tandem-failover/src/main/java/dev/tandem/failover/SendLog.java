@@ -88,6 +88,19 @@ final class SendLog {
         return messageIds[slot(position)];
     }
 
+    /** The last position whose Send the peer holds (its message id is {@code peerReceived} or before), or -1. */
+    synchronized long lastHeld(int peerReceived) {
+        long held = -1;
+        for (long p = released; p < next; p++) {
+            int at = slot(p);
+            int id = messageIds[at];
+            if (requests[at] != null && id != 0 && !MessageIds.after(id, peerReceived)) {
+                held = p;
+            }
+        }
+        return held;
+    }
+
     synchronized int lastProvenMessageId() {
         return lastProvenMessageId;
     }
@@ -145,7 +158,7 @@ final class SendLog {
                 outcome[at] = status;
                 vendorError[at] = 0;
             }
-            if (proven && messageIds[at] != 0 && Integer.compareUnsigned(messageIds[at], lastProvenMessageId) > 0) {
+            if (proven && MessageIds.after(messageIds[at], lastProvenMessageId)) {
                 lastProvenMessageId = messageIds[at];
             }
         }

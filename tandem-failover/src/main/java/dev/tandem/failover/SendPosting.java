@@ -47,7 +47,7 @@ final class SendPosting implements AutoCloseable {
         try {
             this.headers = arena.allocate((long) depth * FailoverHeader.LENGTH, 8);
             region = qp.pd.registerInternal(headers, Access.LOCAL_WRITE);
-            this.inline = new InlineCopies(qp.pd, depth, qp.config.maxInlineData());
+            this.inline = new InlineCopies(qp.pd::registerInternal, depth, qp.config.maxInlineData());
         } catch (RuntimeException e) {
             Quietly.close(region);
             arena.close();
@@ -104,7 +104,7 @@ final class SendPosting implements AutoCloseable {
                     return;
                 }
             } else {
-                int messageId = SendLog.isSend(request) ? sentMessageId + 1 : 0;
+                int messageId = SendLog.isSend(request) ? MessageIds.next(sentMessageId) : 0;
                 long seq = qp.sendLog.add(request, messageId);
                 if (seq < 0) {
                     throw new QueueFullException("send queue of QP " + qp.qpNumber + " is full (" + qp.config.sendDepth()
@@ -113,7 +113,7 @@ final class SendPosting implements AutoCloseable {
                 WorkRequest logged = request;
                 if (WrFlags.has(request.flags(), WrFlags.INLINE)) {
                     try {
-                        logged = inline.copy(request, qp.sendLog.slot(seq), qp.qpNumber);
+                        logged = inline.copy(request, qp.sendLog.slot(seq));
                     } catch (RuntimeException e) {
                         qp.sendLog.dropLast();
                         throw e;

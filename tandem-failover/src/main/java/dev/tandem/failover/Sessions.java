@@ -3,6 +3,7 @@ package dev.tandem.failover;
 import java.security.SecureRandom;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.function.IntSupplier;
 
 /**
  * The session numbers of one device's connections: what a peer writes into the fail-over header of
@@ -11,13 +12,22 @@ import java.util.Set;
  * so two connections on one SRQ can never be taken for each other.
  */
 final class Sessions {
-    private final SecureRandom random = new SecureRandom();
+    private final IntSupplier random;
     private final Set<Integer> taken = new HashSet<>();
+
+    Sessions() {
+        this(new SecureRandom()::nextInt);
+    }
+
+    /** Numbers drawn from {@code random} (tests script it). */
+    Sessions(IntSupplier random) {
+        this.random = random;
+    }
 
     /** A number no open QP of the device holds. */
     synchronized int take() {
         while (true) {
-            int n = random.nextInt();
+            int n = random.getAsInt();
             if (n != 0 && taken.add(n)) {
                 return n;
             }

@@ -112,7 +112,7 @@ class FailoverRasTest {
             });
         }
 
-        Map<String, Long> ca = counters(a);
+        Map<String, Long> ca = agreeing(a, wa, ea);
         assertThat(ca).as("a's counters after a local adapter fatal error")
                 .containsEntry("fail-overs", 1L).containsEntry("fail-overs adapter fatal", 1L)
                 .containsEntry("fail-overs link down", 0L).containsEntry("fail-overs connection lost", 0L)
@@ -275,6 +275,23 @@ class FailoverRasTest {
     }
 
     // ---------------------------------------------------------------- events
+
+    /**
+     * {@code d}'s counters once they agree with the events its watch {@code w} told (taken into {@code events}):
+     * a REPORT of the peer may still come in after the move, counted and told a moment apart.
+     */
+    private Map<String, Long> agreeing(FailoverDevice d, FailoverWatch w, List<FailoverEvent> events) {
+        AtomicReference<Map<String, Long>> last = new AtomicReference<>();
+        await(() -> {
+            events.addAll(TwoNodes.events(w));
+            Map<String, Long> c = counters(d);
+            last.set(c);
+            return c.get("reports sent") == count(events, FailoverEvent.Reported.class)
+                    && c.get("reports received") == count(events, FailoverEvent.PeerReported.class)
+                    && c.get("sends re-posted") == sum(events, FailoverEvent.Moved::sendsReposted);
+        }, () -> d.name() + "'s counters " + last.get() + " agree with its events " + events);
+        return last.get();
+    }
 
     private static long count(List<FailoverEvent> events, Class<? extends FailoverEvent> type) {
         return events.stream().filter(type::isInstance).count();

@@ -11,7 +11,8 @@ import java.util.Map;
 
 /**
  * The results of a run: each scenario's description as it finishes, and at the end a table of
- * scenarios run and failed per fault kind with the checks that failed, printed and written to
+ * scenarios run and failed per fault kind with the checks that failed, the fail-overs completed and the
+ * longest pause (under NONE every fail-over is a false detection), printed and written to
  * {@code target/chaos-report.txt} with every failed scenario's details.
  */
 final class ChaosReport {
@@ -31,11 +32,13 @@ final class ChaosReport {
 
     /** The summary table. */
     synchronized String summary() {
-        Map<FaultKind, int[]> runFailed = new EnumMap<>(FaultKind.class);
+        Map<FaultKind, long[]> runFailed = new EnumMap<>(FaultKind.class);
         Map<FaultKind, Map<Check, Integer>> checks = new EnumMap<>(FaultKind.class);
         for (ScenarioResult r : results) {
-            int[] rf = runFailed.computeIfAbsent(r.spec().kind(), k -> new int[2]);
+            long[] rf = runFailed.computeIfAbsent(r.spec().kind(), k -> new long[4]);
             rf[0]++;
+            rf[2] += r.migrated();
+            rf[3] = Math.max(rf[3], r.maxPauseMs());
             if (r.failed()) {
                 rf[1]++;
                 r.counts().keySet().forEach(c -> checks.computeIfAbsent(r.spec().kind(), k -> new EnumMap<>(Check.class))
@@ -44,17 +47,19 @@ final class ChaosReport {
         }
         StringBuilder sb = new StringBuilder();
         sb.append("Chaos run: ").append(settings).append('\n');
-        sb.append(String.format("%-24s %4s %6s  %s%n", "fault kind", "run", "failed", "scenarios failing each check"));
-        int run = 0;
-        int failed = 0;
+        sb.append(String.format("%-24s %4s %6s %6s %6s  %s%n", "fault kind", "run", "failed", "moves", "max ms",
+                "scenarios failing each check"));
+        long run = 0;
+        long failed = 0;
         for (var e : runFailed.entrySet()) {
             run += e.getValue()[0];
             failed += e.getValue()[1];
             StringBuilder c = new StringBuilder();
             checks.getOrDefault(e.getKey(), Map.of()).forEach((k, n) -> c.append(c.isEmpty() ? "" : ", ").append(k).append(' ').append(n));
-            sb.append(String.format("%-24s %4d %6d  %s%n", e.getKey(), e.getValue()[0], e.getValue()[1], c));
+            long[] v = e.getValue();
+            sb.append(String.format("%-24s %4d %6d %6d %6d  %s%n", e.getKey(), v[0], v[1], v[2], v[3], c));
         }
-        sb.append(String.format("%-24s %4d %6d  wall %ds%n", "total", run, failed, Duration.ofNanos(System.nanoTime() - began).toSeconds()));
+        sb.append(String.format("%-24s %4d %6d %6s %6s  wall %ds%n", "total", run, failed, "", "", Duration.ofNanos(System.nanoTime() - began).toSeconds()));
         return sb.toString();
     }
 
