@@ -22,8 +22,20 @@ final class Heartbeats {
         this.qp = qp;
     }
 
-    /** One round, at {@code now}. */
+    /** One heartbeat, at {@code now}: overdue probes fail their paths, and every path without a probe out gets one. */
     void beat(long now, boolean slipped) {
+        round(now, slipped, true);
+    }
+
+    /**
+     * Between heartbeats, at {@code now}: only overdue probes fail their paths (checked this often, a silent
+     * link is found within a few ms of its detection time, not up to a heartbeat later).
+     */
+    void check(long now, boolean slipped) {
+        round(now, slipped, false);
+    }
+
+    private void round(long now, boolean slipped, boolean probe) {
         if (!qp.connected()) {
             return;
         }
@@ -46,7 +58,7 @@ final class Heartbeats {
             } else if (q.state() == QpState.ERROR && qp.brokenPath(p)) {
                 // a failure whose event or completion this layer never saw (it came while the path was being set up again)
                 qp.moves().failover(p, q, q.failure().map(QpFailure::detail).orElse("its QP on adapter " + p.local + " is in ERROR"));
-            } else if (sent == 0 && q.state() == QpState.RTS) {
+            } else if (probe && sent == 0 && q.state() == QpState.RTS) {
                 probe(p, now);
             }
         }

@@ -47,6 +47,8 @@ final class Monitor {
     private volatile boolean running = true;
     private long lastSweep;
     private long lastHeartbeat;
+    /** When the duties last ran (overdue probes are checked each time). */
+    private long lastCheck;
     private long lastMailbox;
 
     Monitor(FailoverDevice device) {
@@ -67,7 +69,7 @@ final class Monitor {
 
     void start() {
         long now = System.nanoTime();
-        lastSweep = lastHeartbeat = lastMailbox = now;
+        lastSweep = lastHeartbeat = lastMailbox = lastCheck = now;
         threads.forEach(Thread::start);
     }
 
@@ -152,14 +154,17 @@ final class Monitor {
             }
         }
         long beat = device.config().heartbeat().toNanos();
-        if (now - lastHeartbeat >= beat) {
-            // this thread ran late (the process stalled: a pause, a starved CPU): probes in flight meanwhile say
-            // nothing about their paths, since this side's own engines may not have run to take their answers
-            boolean slipped = now - lastHeartbeat > 2 * beat;
+        // this thread ran late (the process stalled: a pause, a starved CPU) when a whole heartbeat passed since it
+        // last looked: probes in flight meanwhile say nothing about their paths, since this side's own engines may
+        // not have run to take their answers
+        boolean slipped = now - lastCheck > beat;
+        lastCheck = now;
+        boolean probe = now - lastHeartbeat >= beat;
+        if (probe) {
             lastHeartbeat = now;
-            for (FailoverQueuePair qp : connections) {
-                runQuietly(() -> qp.heartbeats().beat(now, slipped));
-            }
+        }
+        for (FailoverQueuePair qp : connections) {
+            runQuietly(probe ? () -> qp.heartbeats().beat(now, slipped) : () -> qp.heartbeats().check(now, slipped));
         }
         long proofAfter = device.config().proofAfter().toNanos();
         for (FailoverQueuePair qp : unproven) {

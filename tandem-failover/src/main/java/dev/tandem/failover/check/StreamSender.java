@@ -52,6 +52,9 @@ public final class StreamSender implements AutoCloseable {
     private long granted;
     private boolean broken;
     private long lastSuccessNanos;
+    /** The first success after the longest silence between two successes so far: where a fail-over's pause ended (0 before). */
+    private long resumedNanos;
+    private long longestSilenceNanos;
 
     /**
      * The sender of a checked stream on {@code qp}, to the receiver that made {@code offer}. Posts its
@@ -207,7 +210,7 @@ public final class StreamSender implements AutoCloseable {
             broken = true;
             return;
         }
-        lastSuccessNanos = System.nanoTime();
+        succeeded();
         if (tag == Completions.SEND) {
             succeededThrough = Math.max(succeededThrough, Completions.low(wc.wrId()) + 1);
         }
@@ -224,7 +227,7 @@ public final class StreamSender implements AutoCloseable {
             broken = true;
             return;
         }
-        lastSuccessNanos = System.nanoTime();
+        succeeded();
         int buffer = (int) Completions.low(wc.wrId());
         MemorySegment m = region.segment().asSlice(creditBase + (long) buffer * CheckedMessage.HEADER, CheckedMessage.HEADER);
         if (!CheckedMessage.intact(m, wc.byteLength()) || CheckedMessage.kind(m) != CheckedMessage.KIND_CREDIT) {
@@ -285,6 +288,24 @@ public final class StreamSender implements AutoCloseable {
 
     long lastSuccessNanos() {
         return lastSuccessNanos;
+    }
+
+    /**
+     * When the application's completions resumed after the longest silence between two of its successful
+     * completions so far ({@link System#nanoTime()}; 0 before a second success): after a fault, where the
+     * fail-over's pause ended, however late one asks.
+     */
+    public long resumedNanos() {
+        return resumedNanos;
+    }
+
+    private void succeeded() {
+        long now = System.nanoTime();
+        if (lastSuccessNanos != 0 && now - lastSuccessNanos > longestSilenceNanos) {
+            longestSilenceNanos = now - lastSuccessNanos;
+            resumedNanos = now;
+        }
+        lastSuccessNanos = now;
     }
 
     SequenceCheck credits() {

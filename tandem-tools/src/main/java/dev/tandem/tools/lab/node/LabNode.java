@@ -190,8 +190,9 @@ public final class LabNode implements AutoCloseable {
         String state = qp.state().name();
         if (sending) {
             var half = sender.half();
+            long resumed = sender.resumedNanos();
             say(out, new NodeReport.SenderState(name, state, adapter, half.lastSuccessNanos() == 0 ? 0 : epochMicros(half.lastSuccessNanos()),
-                    half));
+                    resumed == 0 ? 0 : epochMicros(resumed), half));
         } else {
             var half = receiver.half();
             say(out, new NodeReport.ReceiverState(name, state, adapter,

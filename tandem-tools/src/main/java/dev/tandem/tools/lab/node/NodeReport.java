@@ -63,13 +63,16 @@ public sealed interface NodeReport {
      * @param qpState                its queue pair's state
      * @param adapter                the adapter that carries the connection now, -1 before it is connected
      * @param lastSuccessEpochMicros when it last reaped a successful completion (epoch microseconds); 0 before
+     * @param resumedEpochMicros     when its completions resumed after their longest silence (epoch microseconds); 0 before
      */
-    record SenderState(String node, String qpState, int adapter, long lastSuccessEpochMicros, SenderHalf half) implements NodeReport {
+    record SenderState(String node, String qpState, int adapter, long lastSuccessEpochMicros, long resumedEpochMicros, SenderHalf half)
+            implements NodeReport {
         @Override
         public String json() {
             SenderHalf h = half;
             JsonWriter j = start("sender", node).field("qp_state", qpState).field("adapter", adapter)
-                    .field("last_success_epoch_us", lastSuccessEpochMicros).field("limit", h.limit()).field("sent", h.sent())
+                    .field("last_success_epoch_us", lastSuccessEpochMicros).field("resumed_epoch_us", resumedEpochMicros)
+                    .field("limit", h.limit()).field("sent", h.sent())
                     .field("bytes_sent", h.bytesSent()).field("blocks_written", h.blocksWritten())
                     .field("succeeded_through", h.succeededThrough()).field("idle", h.idle()).field("drained", h.drained())
                     .field("broken", h.broken());
@@ -116,6 +119,7 @@ public sealed interface NodeReport {
             case "connected" -> new Connected(node, (int) number(m, "adapter"));
             case "event" -> new Event(node, text(m, "event"), (int) number(m, "adapter"), number(m, "at_epoch_us"), text(m, "text"));
             case "sender" -> new SenderState(node, text(m, "qp_state"), (int) number(m, "adapter"), number(m, "last_success_epoch_us"),
+                    number(m, "resumed_epoch_us"),
                     new SenderHalf(number(m, "limit"), number(m, "sent"), number(m, "bytes_sent"), number(m, "blocks_written"),
                             number(m, "succeeded_through"), flag(m, "idle"), flag(m, "drained"), flag(m, "broken"),
                             sequence(object(m, "credits")), findings(object(m, "findings")), 0));

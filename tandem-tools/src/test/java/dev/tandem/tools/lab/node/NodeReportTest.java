@@ -33,7 +33,7 @@ class NodeReportTest {
                 NONE, 0);
         List<NodeReport> reports = List.of(new NodeReport.Ready("b", 40123), new NodeReport.Connected("a", 1),
                 new NodeReport.Event("a", "Migrated", 1, 1_764_000_000_123_456L, "MIGRATED to adapter 1: ..."),
-                new NodeReport.SenderState("a", "ERROR", 0, 1_764_000_000_200_000L, s),
+                new NodeReport.SenderState("a", "ERROR", 0, 1_764_000_000_200_000L, 1_764_000_000_100_000L, s),
                 new NodeReport.ReceiverState("b", "RTS", 1, 0, r), new NodeReport.Failed("b", "java.lang.IllegalStateException: x"));
         for (NodeReport report : reports) {
             String line = report.json();
