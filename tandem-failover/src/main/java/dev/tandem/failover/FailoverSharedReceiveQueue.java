@@ -353,7 +353,7 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
             throw new InvalidArgumentException("SRQ receive wrId " + request.wrId() + ": " + request.sgl().size()
                     + " SGEs exceed the queue's maxSge " + maxSge);
         }
-        PostChecks.receive(request, pd, maxSge, "shared receive queue");
+        PostChecks.receive(request, pd, maxSge, "shared receive queue", -1);
         synchronized (this) {
             int slot = log.claim(request, "shared receive queue", maxWr);
             SharedReceiveQueue s = under.get(adapter);

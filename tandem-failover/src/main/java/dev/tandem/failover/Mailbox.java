@@ -107,6 +107,8 @@ final class Mailbox implements AutoCloseable {
     private final MemoryRegion region;
     /** Arrival marks written so far (picks the slot of the next). */
     private int marks;
+    /** The arrival mark's Write of each slot, made once per peer. */
+    private final WorkRequest.RdmaWrite[] markWrites = new WorkRequest.RdmaWrite[2];
 
     Mailbox(InternalMemory memory) {
         this.segment = arena.allocate(2 * BOX, 8);
@@ -145,10 +147,15 @@ final class Mailbox implements AutoCloseable {
      * as it is posted, so the next mark cannot change it), unsignalled, with {@code wrId}.
      */
     WorkRequest mark(int messageId, int key, int peerStag, long wrId) {
-        long at = MARKS + 8L * (marks++ & 1);
+        int slot = marks++ & 1;
+        long at = MARKS + 8L * slot;
         segment.set(U32, BOX + at, messageId);
         segment.set(U32, BOX + at + 4, markCheck(messageId, key));
-        return new WorkRequest.RdmaWrite(wrId, new Sge(region, BOX + at, 8), at, peerStag, WrFlags.INLINE);
+        if (markWrites[slot] == null || markWrites[slot].rkey() != peerStag || markWrites[slot].wrId() != wrId) {
+            // made once per peer: INLINE, it is read when posted, so one request serves every mark of its slot
+            markWrites[slot] = new WorkRequest.RdmaWrite(wrId, new Sge(region, BOX + at, 8), at, peerStag, WrFlags.INLINE);
+        }
+        return markWrites[slot];
     }
 
     /** The highest message id of the peer's arrival marks that reads whole (0 when none does). */

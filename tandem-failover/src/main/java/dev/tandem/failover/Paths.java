@@ -18,6 +18,8 @@ final class Paths {
     static final int NONE = -1;
 
     private final Path[] byId = new Path[MAX * MAX];
+    /** Every path made so far, by id: a new list at each change (readers take it without the lock, every few ms). */
+    private volatile List<Path> made = List.of();
     /** This side connected (path ids count its adapters first), else it accepted. */
     private boolean connecting;
     /** The path this side's Sends take (the peer's receive path), {@link #NONE} before set-up. */
@@ -75,6 +77,7 @@ final class Paths {
         if (p == null) {
             p = new Path(id, localEnd(id), remoteEnd(id));
             byId[id] = p;
+            remake();
         }
         return p;
     }
@@ -84,17 +87,22 @@ final class Paths {
         first.id = id;
         first.remote = remote;
         byId[id] = first;
+        remake();
     }
 
     /** Every path made so far, by id. */
     List<Path> all() {
+        return made;
+    }
+
+    private void remake() {
         List<Path> l = new ArrayList<>(4);
         for (Path p : byId) {
             if (p != null) {
                 l.add(p);
             }
         }
-        return l;
+        made = List.copyOf(l);
     }
 
     /** The paths whose own end is adapter {@code k}. */
@@ -145,6 +153,7 @@ final class Paths {
     /** Forgets every path (the QP was reset); their QPs must be closed already. Lock held. */
     void clear() {
         java.util.Arrays.fill(byId, null);
+        made = List.of();
         send = NONE;
         receive = NONE;
     }

@@ -21,6 +21,10 @@ import java.util.List;
  * request.
  */
 final class PostChecks {
+    /** What {@link #badEntry} finds: every entry passes, or there are too many. */
+    private static final int OK = -2;
+    private static final int TOO_MANY = -1;
+
     private PostChecks() {
     }
 
@@ -29,59 +33,88 @@ final class PostChecks {
         if ((request.flags() & ~WrFlags.ALL) != 0) {
             throw new InvalidArgumentException("work request flags 0x" + Integer.toHexString(request.flags()) + " contain unknown bits");
         }
-        String what = "QP " + qpNumber + " " + request.getClass().getSimpleName() + " wrId " + request.wrId();
         switch (request) {
-            case WorkRequest.RdmaRead read -> sgl(read.sgl(), pd, maxSge, Access.LOCAL_WRITE, "QP " + qpNumber + " RdmaRead sink wrId " + read.wrId());
+            case WorkRequest.RdmaRead read -> {
+                int bad = badEntry(read.sgl(), pd, maxSge, Access.LOCAL_WRITE);
+                if (bad != OK) {
+                    refuse(read.sgl(), pd, maxSge, Access.LOCAL_WRITE, bad, "QP " + qpNumber + " RdmaRead sink wrId " + read.wrId());
+                }
+            }
             case WorkRequest.BindWindow bind -> {
                 if (resolve(bind.region(), pd) == null) {
-                    throw new LocalProtectionException(what + ": region " + bind.region() + " is not one of this QP's protection domain on "
-                            + pd.failoverDevice().name());
+                    throw new LocalProtectionException(what(request, qpNumber) + ": region " + bind.region()
+                            + " is not one of this QP's protection domain on " + pd.failoverDevice().name());
                 }
             }
             case WorkRequest.LocalInvalidate inv -> {
             }
-            default -> sgl(request.sgl(), pd, maxSge, 0, what);
+            default -> {
+                int bad = badEntry(request.sgl(), pd, maxSge, 0);
+                if (bad != OK) {
+                    refuse(request.sgl(), pd, maxSge, 0, bad, what(request, qpNumber));
+                }
+            }
         }
         if (WrFlags.has(request.flags(), WrFlags.SOLICITED)
                 && !(request instanceof WorkRequest.Send || request instanceof WorkRequest.SendWithInvalidate)) {
-            throw new InvalidArgumentException(what + ": SOLICITED applies to Sends only");
+            throw new InvalidArgumentException(what(request, qpNumber) + ": SOLICITED applies to Sends only");
         }
     }
 
-    /** Checks a receive of {@code queue} ("QP 3", "shared receive queue") in {@code pd} with at most {@code maxSge} entries. */
-    static void receive(ReceiveRequest request, FailoverProtectionDomain pd, int maxSge, String queue) {
-        sgl(request.sgl(), pd, maxSge, Access.LOCAL_WRITE, queue + " receive wrId " + request.wrId());
+    /** Checks a receive of {@code queue} ("QP", "shared receive queue") {@code number} in {@code pd} with at most {@code maxSge} entries. */
+    static void receive(ReceiveRequest request, FailoverProtectionDomain pd, int maxSge, String queue, int number) {
+        int bad = badEntry(request.sgl(), pd, maxSge, Access.LOCAL_WRITE);
+        if (bad != OK) {
+            refuse(request.sgl(), pd, maxSge, Access.LOCAL_WRITE, bad, queue + (number >= 0 ? " " + number : "") + " receive wrId " + request.wrId());
+        }
     }
 
-    private static void sgl(List<Sge> sgl, FailoverProtectionDomain pd, int maxSge, int access, String what) {
+    /** "QP 3 Send wrId 7": made only for a refusal (a post that passes builds no string). */
+    private static String what(WorkRequest request, int qpNumber) {
+        return "QP " + qpNumber + " " + request.getClass().getSimpleName() + " wrId " + request.wrId();
+    }
+
+    /** The first entry that fails its check, {@link #TOO_MANY} when there are too many, {@link #OK} when all pass. */
+    private static int badEntry(List<Sge> sgl, FailoverProtectionDomain pd, int maxSge, int access) {
         if (sgl.size() > maxSge) {
-            throw new InvalidArgumentException(what + " has " + sgl.size() + " SGEs; this queue allows at most " + maxSge);
+            return TOO_MANY;
         }
         for (int i = 0; i < sgl.size(); i++) {
             Sge sge = sgl.get(i);
-            MemoryRegion r = sge.region();
-            FailoverMemoryRegion mr = resolve(r, pd);
-            if (mr == null) {
-                if (r instanceof FailoverMemoryRegion other && other.failoverDevice() == pd.failoverDevice()) {
-                    throw new LocalProtectionException(what + " SGE " + i + ": lkey " + STag.format(r.lkey())
-                            + " belongs to another protection domain than the queue's");
-                }
-                throw new LocalProtectionException(what + " SGE " + i + ": region " + r + " (lkey " + STag.format(r.lkey())
-                        + ") is not one of device " + pd.failoverDevice().name() + (pd.holdsLkey(r.lkey())
-                        ? ", where that lkey names other memory" : ", which has no region under that lkey"));
-            }
-            if (!mr.isValid()) {
-                throw new LocalProtectionException(what + " SGE " + i + ": lkey " + STag.format(mr.lkey()) + " is not valid (region deregistered)");
-            }
-            if (sge.offset() + sge.length() > mr.length()) {
-                throw new LocalProtectionException(what + " SGE " + i + ": bytes " + sge.offset() + ".." + (sge.offset() + sge.length())
-                        + " lie outside the region of " + mr.length() + " bytes");
-            }
-            if (!Access.allows(mr.access(), access)) {
-                throw new LocalProtectionException(what + " SGE " + i + ": region access " + Access.describe(mr.access()) + " lacks "
-                        + Access.describe(access));
+            FailoverMemoryRegion mr = resolve(sge.region(), pd);
+            if (mr == null || !mr.isValid() || sge.offset() + sge.length() > mr.length() || !Access.allows(mr.access(), access)) {
+                return i;
             }
         }
+        return OK;
+    }
+
+    /** Throws what is wrong with entry {@code i} of {@code sgl} (or its size), for the post {@code what}. */
+    private static void refuse(List<Sge> sgl, FailoverProtectionDomain pd, int maxSge, int access, int i, String what) {
+        if (i == TOO_MANY) {
+            throw new InvalidArgumentException(what + " has " + sgl.size() + " SGEs; this queue allows at most " + maxSge);
+        }
+        Sge sge = sgl.get(i);
+        MemoryRegion r = sge.region();
+        FailoverMemoryRegion mr = resolve(r, pd);
+        if (mr == null) {
+            if (r instanceof FailoverMemoryRegion other && other.failoverDevice() == pd.failoverDevice()) {
+                throw new LocalProtectionException(what + " SGE " + i + ": lkey " + STag.format(r.lkey())
+                        + " belongs to another protection domain than the queue's");
+            }
+            throw new LocalProtectionException(what + " SGE " + i + ": region " + r + " (lkey " + STag.format(r.lkey())
+                    + ") is not one of device " + pd.failoverDevice().name() + (pd.holdsLkey(r.lkey())
+                    ? ", where that lkey names other memory" : ", which has no region under that lkey"));
+        }
+        if (!mr.isValid()) {
+            throw new LocalProtectionException(what + " SGE " + i + ": lkey " + STag.format(mr.lkey()) + " is not valid (region deregistered)");
+        }
+        if (sge.offset() + sge.length() > mr.length()) {
+            throw new LocalProtectionException(what + " SGE " + i + ": bytes " + sge.offset() + ".." + (sge.offset() + sge.length())
+                    + " lie outside the region of " + mr.length() + " bytes");
+        }
+        throw new LocalProtectionException(what + " SGE " + i + ": region access " + Access.describe(mr.access()) + " lacks "
+                + Access.describe(access));
     }
 
     /** The region of {@code pd} that {@code r} names: itself, or this domain's twin under the same lkey over the same memory; else null. */

@@ -21,6 +21,7 @@ import dev.tandem.verbs.WrFlags;
  * QP's lock guards what it counts.
  */
 final class Proofs {
+
     /** The low bits of an arrival mark's work request id (under {@link FailoverQueuePair#CONTROL}). */
     static final long MARK = 0x200;
     /**
@@ -40,6 +41,8 @@ final class Proofs {
     private int ackApplied;
     /** The message id the last arrival mark carried. */
     private int marked;
+    /** What the peer's headers acknowledged when the last proof was posted: acks that moved since make the next proof wait. */
+    private int ackedAtProof;
     /** An error completion was handed to the application: every later one is flushed. */
     private boolean errorHandedOver;
 
@@ -131,6 +134,7 @@ final class Proofs {
         marked = 0;
         peerAcked = 0;
         ackApplied = 0;
+        ackedAtProof = 0;
         errorHandedOver = false;
     }
 
@@ -158,6 +162,7 @@ final class Proofs {
                 return; // the adapter's queue is full or the path failed: a completion or the monitor tries again
             }
             provenPosted = covers;
+            ackedAtProof = peerAcked;
             proofsInFlight++;
             unproven = 0;
             qp.device.faults.reached(FaultPoint.DURING_PROOF);
@@ -252,7 +257,10 @@ final class Proofs {
                 qp.sendLog.refusedUpTo(covers, errorOf(path, wc), wc.vendorError());
             }
             release(cq);
-            if (ok) {
+            if (ok && peerAcked == ackedAtProof) {
+                // the next proof follows at once while the peer answers nothing (a one-way stream); while its
+                // Sends acknowledge ours (a ping-pong, request and response) they prove what we sent, and what
+                // they leave waits for proofEvery more or proofAfter (the monitor's)
                 proveNow();
             }
             return;

@@ -42,7 +42,7 @@ final class ReceivePosting implements AutoCloseable {
             throw new InvalidArgumentException("receive wrId " + request.wrId() + " on QP " + qp.qpNumber + ": " + request.sgl().size()
                     + " SGEs exceed maxReceiveSge " + qp.config.maxReceiveSge());
         }
-        PostChecks.receive(request, qp.pd, qp.config.maxReceiveSge(), "QP " + qp.qpNumber);
+        PostChecks.receive(request, qp.pd, qp.config.maxReceiveSge(), "QP", qp.qpNumber);
         AsyncErrorException told = qp.workError.getAndSet(null);
         if (told != null) {
             throw told;
