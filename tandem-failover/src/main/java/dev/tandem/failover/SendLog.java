@@ -30,6 +30,8 @@ final class SendLog {
     private int lastProvenMessageId;
     private long next;
     private long released;
+    /** No position below it (from {@link #released} on) waits to be posted: where {@link #unsentFrom} looks first. */
+    private long sentBelow;
     private long freed;
 
     SendLog(int capacity) {
@@ -108,6 +110,7 @@ final class SendLog {
     /** The adapter refused the request just logged. */
     synchronized void dropLast() {
         next--;
+        sentBelow = Math.min(sentBelow, next);
         requests[slot(next)] = null;
     }
 
@@ -123,18 +126,28 @@ final class SendLog {
 
     /** The send path moved: every request after {@code position} must be posted again on the new one. */
     synchronized void offWireAfter(long position) {
-        for (long p = Math.max(position + 1, released); p < next; p++) {
+        long from = Math.max(position + 1, released);
+        for (long p = from; p < next; p++) {
             onWire[slot(p)] = false;
         }
+        sentBelow = Math.min(sentBelow, from);
     }
 
     /** The first position from {@code from} on that waits to be posted (no outcome, not on the wire), or -1. */
     synchronized long unsentFrom(long from) {
-        for (long p = Math.max(from, released); p < next; p++) {
+        long start = Math.max(from, released);
+        boolean fromBelow = start <= sentBelow;
+        for (long p = fromBelow ? sentBelow : start; p < next; p++) {
             int at = slot(p);
             if (!onWire[at] && outcome[at] == null && requests[at] != null) {
+                if (fromBelow) {
+                    sentBelow = p;
+                }
                 return p;
             }
+        }
+        if (fromBelow) {
+            sentBelow = next;
         }
         return -1;
     }
@@ -265,7 +278,7 @@ final class SendLog {
         Arrays.fill(requests, null);
         Arrays.fill(outcome, null);
         Arrays.fill(onWire, false);
-        freed = released = next;
+        freed = released = sentBelow = next;
         lastProvenMessageId = 0;
     }
 
