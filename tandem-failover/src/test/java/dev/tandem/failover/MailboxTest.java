@@ -271,6 +271,23 @@ class MailboxTest {
 
     // ---------------------------------------------------------------- arrival marks
 
+    /** A mark's Write is made once per slot and reused, but never with another request id or another peer's mailbox. */
+    @Test
+    void aMarksWriteCarriesTheIdAndThePeersMailboxItWasAskedFor() {
+        try (Mailbox box = new Mailbox(pd::registerInternal)) {
+            WorkRequest.RdmaWrite first = (WorkRequest.RdmaWrite) box.mark(1, 5, PEER_STAG, 7);
+            box.mark(2, 5, PEER_STAG, 7);
+            assertThat(box.mark(3, 5, PEER_STAG, 7)).as("the first slot's Write, made once").isSameAs(first);
+            box.mark(4, 5, PEER_STAG, 7);
+            WorkRequest.RdmaWrite otherId = (WorkRequest.RdmaWrite) box.mark(5, 5, PEER_STAG, 8);
+            assertThat(otherId.wrId()).isEqualTo(8);
+            box.mark(6, 5, PEER_STAG, 8);
+            WorkRequest.RdmaWrite otherPeer = (WorkRequest.RdmaWrite) box.mark(7, 5, PEER_STAG + 1, 8);
+            assertThat(otherPeer.rkey()).isEqualTo(PEER_STAG + 1);
+            assertThat(otherPeer.remoteOffset()).as("still the first slot").isEqualTo(Mailbox.MARKS);
+        }
+    }
+
     @Test
     void arrivalMarksAlternateBetweenTwoSlotsAndTheHighestWholeOneCounts() {
         try (Mailbox box = new Mailbox(pd::registerInternal)) {

@@ -133,6 +133,7 @@ class PathsTest {
         assertThat(first.id).isEqualTo(10);
         assertThat(first.remote).isEqualTo(2);
         assertThat(paths.get(10)).isSameAs(first);
+        assertThat(paths.all()).as("every path made, the first too").containsExactly(first);
         assertThat(paths.ensure(10)).isSameAs(first);
         assertThat(first.toString()).isEqualTo("path 10 (adapter 1 to the peer's adapter 2)");
     }
