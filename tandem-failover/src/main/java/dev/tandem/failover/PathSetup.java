@@ -72,6 +72,18 @@ final class PathSetup {
         }
     }
 
+    /** Closes path {@code p}'s QP if it is still {@code q} (a set-up that failed); takes the lock. */
+    private void dropQpIfStill(Path p, QueuePair q) {
+        qp.lock.lock();
+        try {
+            if (p.qp == q) {
+                dropQp(p);
+            }
+        } finally {
+            qp.lock.unlock();
+        }
+    }
+
     /** Checks the private data of a connect or accept against the device's maximum. */
     private void checkPrivateData(byte[] data) {
         int max = qp.device.attributes().maxPrivateData();
@@ -280,14 +292,7 @@ final class PathSetup {
                     List.of(), new byte[0]).encode(), wait);
             Hello.decode(reply, "peer adapter " + s);
         } catch (RuntimeException e) {
-            qp.lock.lock();
-            try {
-                if (p.qp == q) {
-                    dropQp(p);
-                }
-            } finally {
-                qp.lock.unlock();
-            }
+            dropQpIfStill(p, q);
             return false;
         }
         return cameUp(p, q, again);
@@ -430,14 +435,7 @@ final class PathSetup {
         try {
             request.accept(q, hello(Hello.ACCEPT, k, p.generation, qp.paths.receive, theirs.connectionId(), List.of(), new byte[0]).encode());
         } catch (RuntimeException e) {
-            qp.lock.lock();
-            try {
-                if (p.qp == q) {
-                    dropQp(p);
-                }
-            } finally {
-                qp.lock.unlock();
-            }
+            dropQpIfStill(p, q);
             return;
         }
         cameUp(p, q, again);

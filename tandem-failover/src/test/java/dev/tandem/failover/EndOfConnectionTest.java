@@ -92,6 +92,36 @@ class EndOfConnectionTest {
     }
 
     /**
+     * b's application received a's Sends and ended the connection before any proof went: a's Sends complete
+     * SUCCESS, in posting order, as on a plain adapter (the peer took them), not flushed: an application that
+     * resent what was flushed would deliver these twice.
+     */
+    @Test
+    void sendsThePeerReceivedBeforeItEndedTheConnectionCompleteSuccessfully() throws Exception {
+        connect(FailoverConfig.of("a", List.of("iwarp://127.0.1.1", "iwarp://127.0.2.1")).withProofEvery(1000)
+                .withProofAfter(Duration.ofSeconds(30)), 16);
+        for (int i = 0; i < 8; i++) {
+            mrA.segment().set(ValueLayout.JAVA_INT, (long) i * SIZE, 7000 + i);
+            qa.postSend(new WorkRequest.Send(i, new Sge(mrA, (long) i * SIZE, SIZE), WrFlags.SIGNALED));
+        }
+        List<WorkCompletion> received = drain(cqB, 8);
+        for (int i = 0; i < 8; i++) {
+            assertThat(received.get(i).status()).as("b's receive %d: %s", i, received.get(i)).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(memB.get(ValueLayout.JAVA_INT, (long) i * SIZE)).isEqualTo(7000 + i);
+        }
+        qb.disconnect();
+        long deadline = System.nanoTime() + Opened.WAIT.toNanos();
+        while (qa.state() != QpState.ERROR) {
+            assertThat(System.nanoTime()).as("waiting for a's QP to end after b's disconnect (%s)", qa.state()).isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+        List<WorkCompletion> sent = drain(cqA, 8);
+        assertThat(sent).extracting(WorkCompletion::wrId).as("completions in posting order").containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L);
+        assertThat(sent).extracting(WorkCompletion::status).as("Sends b received").containsOnly(CompletionStatus.SUCCESS);
+        assertThat(cqA.poll(WorkCompletion.array(4))).as("nothing completes twice").isZero();
+    }
+
+    /**
      * a saw every Send complete (the peer was shown to hold them); b had not polled when both of its
      * adapters failed: no path is left, yet each of those receives completes SUCCESS with its message, in
      * posting order, and only the receives no message reached are flushed.

@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -73,12 +74,17 @@ final class TwoNodes implements AutoCloseable {
     final CheckedStream checked;
 
     TwoNodes(int adapters, Topology topology) throws Exception {
-        this(adapters, topology, false, null);
+        this(adapters, topology, false, null, UnaryOperator.identity());
+    }
+
+    /** Nodes whose configuration {@code tune} changes (e.g. proof batching). */
+    TwoNodes(int adapters, Topology topology, UnaryOperator<FailoverConfig> tune) throws Exception {
+        this(adapters, topology, false, null, tune);
     }
 
     /** With {@code sharedAtB}, b's QP takes its receives from a shared receive queue. */
     TwoNodes(int adapters, Topology topology, boolean sharedAtB) throws Exception {
-        this(adapters, topology, sharedAtB, null);
+        this(adapters, topology, sharedAtB, null, UnaryOperator.identity());
     }
 
     /**
@@ -86,14 +92,15 @@ final class TwoNodes implements AutoCloseable {
      * message and block, credits back): made before the connection, so b's receives are posted first.
      */
     static TwoNodes withCheckedStream(int adapters, Topology topology, StreamShape shape) throws Exception {
-        return new TwoNodes(adapters, topology, false, shape);
+        return new TwoNodes(adapters, topology, false, shape, UnaryOperator.identity());
     }
 
-    private TwoNodes(int adapters, Topology topology, boolean sharedAtB, StreamShape shape) throws Exception {
-        a = node("a", 1, adapters, topology);
+    private TwoNodes(int adapters, Topology topology, boolean sharedAtB, StreamShape shape, UnaryOperator<FailoverConfig> tune)
+            throws Exception {
+        a = node("a", 1, adapters, topology, tune);
         FailoverDevice bb;
         try {
-            bb = node("b", 2, adapters, topology);
+            bb = node("b", 2, adapters, topology, tune);
         } catch (RuntimeException e) {
             a.close();
             throw e;
@@ -121,12 +128,12 @@ final class TwoNodes implements AutoCloseable {
         awaitAllPaths(); // the backups join in the background once connect returned
     }
 
-    private static FailoverDevice node(String name, int host, int adapters, Topology topology) {
+    private static FailoverDevice node(String name, int host, int adapters, Topology topology, UnaryOperator<FailoverConfig> tune) {
         List<String> names = new ArrayList<>();
         for (int k = 1; k <= adapters; k++) {
             names.add("iwarp://127.0." + k + "." + host);
         }
-        return FailoverDevice.open(FailoverConfig.of(name, names).withTopology(topology));
+        return FailoverDevice.open(tune.apply(FailoverConfig.of(name, names).withTopology(topology)));
     }
 
     private Side side(FailoverDevice d, boolean shared) {

@@ -154,8 +154,8 @@ class WindowFailoverTest {
 
     /**
      * The fail-over device completes a Write only when the peer is shown to hold it: a Write the peer
-     * refuses (a wrong key) is not reported SUCCESS (a plain iWARP adapter may, having sent it), and nothing
-     * is placed.
+     * refuses (a wrong key) is not reported SUCCESS (a plain iWARP adapter may, having sent it) but takes the
+     * peer's reason, the Write behind it is flushed, and nothing is placed.
      */
     @Test
     void aWriteThePeerRefusesIsNotReportedAsDone() throws Exception {
@@ -165,9 +165,13 @@ class WindowFailoverTest {
         int wrongKey = dev.tandem.verbs.STag.of(dev.tandem.verbs.STag.index(target.rkey()), (dev.tandem.verbs.STag.key(target.rkey()) + 1) & 0xFF);
         nodes.sa.region().segment().asSlice(0, 64).fill((byte) 5);
         nodes.sa.qp().postSend(new WorkRequest.RdmaWrite(7, new Sge(nodes.sa.region(), 0, 64), 0, wrongKey, WrFlags.SIGNALED));
+        nodes.sa.qp().postSend(new WorkRequest.RdmaWrite(8, new Sge(nodes.sa.region(), 0, 64), 64, target.rkey(), WrFlags.SIGNALED));
         WorkCompletion wc = await(nodes.sa.cq(), "the refused Write's completion");
         assertThat(wc.wrId()).isEqualTo(7);
-        assertThat(wc.status()).as("a Write the peer refused: %s", wc).isNotEqualTo(CompletionStatus.SUCCESS);
+        assertThat(wc.status()).as("a Write the peer refused takes the peer's reason: %s", wc).isEqualTo(CompletionStatus.REM_ACCESS_ERR);
+        WorkCompletion next = await(nodes.sa.cq(), "the next Write's completion");
+        assertThat(next.wrId()).isEqualTo(8);
+        assertThat(next.status()).as("the Write behind it: %s", next).isEqualTo(CompletionStatus.WR_FLUSH_ERR);
         assertThat(memory.toArray(ValueLayout.JAVA_BYTE)).as("nothing placed").containsOnly((byte) 0);
         target.close();
     }

@@ -19,9 +19,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *   <li>{@code tandem.chaos.seed} with {@code tandem.chaos.kind}: that one scenario alone (with the
  *       kind left out: that seed under every kind of {@code tandem.chaos.kinds});</li>
  *   <li>{@code tandem.chaos.topology} SWITCHED or SWITCHLESS for every scenario (default: drawn);</li>
- *   <li>{@code tandem.chaos.windows} {@code false} (default): no memory windows; {@code true}: windows in every scenario;
- *       {@code drawn}: in one scenario of four. Off by default: today a Write through a window bound over the fail-over QP ends
- *       the connection even without a fault, which would hide every other finding of the scenario;</li>
+ *   <li>{@code tandem.chaos.windows} {@code drawn} (default): memory windows in one scenario of four; {@code true}: in every
+ *       scenario; {@code false}: in none;</li>
  *   <li>{@code tandem.chaos.keepDumps} {@code true} keeps the dump each injected fatal error writes (deleted by default).</li>
  * </ul>
  */
@@ -41,7 +40,7 @@ record ChaosSettings(long master, int perKind, Duration traffic, List<FaultKind>
                 Integer.parseInt(System.getProperty("tandem.chaos.scenarios", "2")), Duration.ofMillis((long) (seconds * 1000)), k,
                 seed != null ? Seeds.parse(seed) : null,
                 topology != null ? Topology.valueOf(topology.strip().toUpperCase(Locale.ROOT)) : null,
-                windows == null ? Boolean.FALSE : windows.strip().equalsIgnoreCase("drawn") ? null : Boolean.valueOf(windows.strip()));
+                windows == null || windows.strip().equalsIgnoreCase("drawn") ? null : Boolean.valueOf(windows.strip()));
     }
 
     /** The scenarios, grouped by kind: each seed derives from the master, kind and index (or is the one given). */
