@@ -251,7 +251,7 @@ final class Proofs {
             long covers = id & ~FailoverQueuePair.PROOF;
             if (ok) {
                 qp.sendLog.payloadsDone(covers, CompletionStatus.SUCCESS, true);
-            } else if (qp.endedByPeer()) {
+            } else if (endedInOrderByPeer(path, wc)) {
                 qp.sendLog.payloadsDone(covers, CompletionStatus.SUCCESS, false);
             } else {
                 qp.sendLog.refusedUpTo(covers, errorOf(path, wc), wc.vendorError());
@@ -270,7 +270,7 @@ final class Proofs {
             return; // a Send or Write that left the adapter: only a proof or the peer's ack says it arrived
         }
         if (!ok) {
-            if (qp.endedByPeer()) {
+            if (endedInOrderByPeer(path, wc)) {
                 qp.sendLog.payloadsDone(id - 1, CompletionStatus.SUCCESS, false);
             } else {
                 qp.sendLog.refusedUpTo(id - 1, CompletionStatus.WR_FLUSH_ERR, 0);
@@ -285,6 +285,21 @@ final class Proofs {
             qp.pd.invalidated(l.stag());
         }
         release(cq);
+    }
+
+    /**
+     * Whether an error completion on {@code path} comes from the peer's application ending the connection
+     * in order rather than from a refusal: this side ended on its BYE, or the completion is a flush of a
+     * path whose QP the peer closed after its BYE came (before this side has ended on it). What left the
+     * adapter before it then completes as sent, as on a plain adapter.
+     */
+    private boolean endedInOrderByPeer(Path path, WorkCompletion wc) {
+        if (qp.endedByPeer()) {
+            return true;
+        }
+        QueuePair q = path.qp;
+        return wc.status() == CompletionStatus.WR_FLUSH_ERR && q != null
+                && q.failure().map(QpFailure::kind).orElse(null) == QpFailure.Kind.PEER_CLOSED && qp.mail().peerSaidBye();
     }
 
     /** The status a failed proof gives the Sends and Writes it covered: its own, or the one the path's failure names. */

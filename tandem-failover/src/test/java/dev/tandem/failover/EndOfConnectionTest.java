@@ -15,6 +15,7 @@ import dev.tandem.verbs.WorkCompletion;
 import dev.tandem.verbs.WorkRequest;
 import dev.tandem.verbs.WrFlags;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -96,7 +97,7 @@ class EndOfConnectionTest {
      * SUCCESS, in posting order, as on a plain adapter (the peer took them), not flushed: an application that
      * resent what was flushed would deliver these twice.
      */
-    @Test
+    @RepeatedTest(5) // the peer's close and its BYE race with this side's proofs: each run draws one order
     void sendsThePeerReceivedBeforeItEndedTheConnectionCompleteSuccessfully() throws Exception {
         connect(FailoverConfig.of("a", List.of("iwarp://127.0.1.1", "iwarp://127.0.2.1")).withProofEvery(1000)
                 .withProofAfter(Duration.ofSeconds(30)), 16);

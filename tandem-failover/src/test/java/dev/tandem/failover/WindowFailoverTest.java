@@ -2,6 +2,7 @@ package dev.tandem.failover;
 
 import dev.tandem.verbs.Access;
 import dev.tandem.verbs.AdapterControl;
+import dev.tandem.verbs.AsyncErrorException;
 import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.CompletionStatus;
@@ -165,13 +166,20 @@ class WindowFailoverTest {
         int wrongKey = dev.tandem.verbs.STag.of(dev.tandem.verbs.STag.index(target.rkey()), (dev.tandem.verbs.STag.key(target.rkey()) + 1) & 0xFF);
         nodes.sa.region().segment().asSlice(0, 64).fill((byte) 5);
         nodes.sa.qp().postSend(new WorkRequest.RdmaWrite(7, new Sge(nodes.sa.region(), 0, 64), 0, wrongKey, WrFlags.SIGNALED));
-        nodes.sa.qp().postSend(new WorkRequest.RdmaWrite(8, new Sge(nodes.sa.region(), 0, 64), 64, target.rkey(), WrFlags.SIGNALED));
+        boolean second = true;
+        try {
+            nodes.sa.qp().postSend(new WorkRequest.RdmaWrite(8, new Sge(nodes.sa.region(), 0, 64), 64, target.rkey(), WrFlags.SIGNALED));
+        } catch (AsyncErrorException e) {
+            second = false; // the peer's Terminate came first: the first post after it says so, as on an adapter
+        }
         WorkCompletion wc = await(nodes.sa.cq(), "the refused Write's completion");
         assertThat(wc.wrId()).isEqualTo(7);
         assertThat(wc.status()).as("a Write the peer refused takes the peer's reason: %s", wc).isEqualTo(CompletionStatus.REM_ACCESS_ERR);
-        WorkCompletion next = await(nodes.sa.cq(), "the next Write's completion");
-        assertThat(next.wrId()).isEqualTo(8);
-        assertThat(next.status()).as("the Write behind it: %s", next).isEqualTo(CompletionStatus.WR_FLUSH_ERR);
+        if (second) {
+            WorkCompletion next = await(nodes.sa.cq(), "the next Write's completion");
+            assertThat(next.wrId()).isEqualTo(8);
+            assertThat(next.status()).as("the Write behind it: %s", next).isEqualTo(CompletionStatus.WR_FLUSH_ERR);
+        }
         assertThat(memory.toArray(ValueLayout.JAVA_BYTE)).as("nothing placed").containsOnly((byte) 0);
         target.close();
     }
