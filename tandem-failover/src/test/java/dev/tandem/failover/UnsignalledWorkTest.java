@@ -59,6 +59,7 @@ class UnsignalledWorkTest {
                 .isEqualTo(4);
         assertThat(read.status()).isEqualTo(CompletionStatus.SUCCESS);
         assertThat(read.opcode()).isEqualTo(CompletionOpcode.RDMA_READ);
+        assertThat(read.byteLength()).as("the Read's length").isEqualTo(SIZE);
         assertThat(la.asSlice(10L * SIZE, SIZE).toArray(ValueLayout.JAVA_BYTE)).containsOnly((byte) 0x3C);
         assertThat(lb.asSlice((long) FIRST_TARGET * SIZE, SIZE).toArray(ValueLayout.JAVA_BYTE)).as("the first Write")
                 .containsOnly((byte) 0x11);

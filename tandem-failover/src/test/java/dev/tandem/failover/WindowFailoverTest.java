@@ -175,6 +175,7 @@ class WindowFailoverTest {
         WorkCompletion wc = await(nodes.sa.cq(), "the refused Write's completion");
         assertThat(wc.wrId()).isEqualTo(7);
         assertThat(wc.status()).as("a Write the peer refused takes the peer's reason: %s", wc).isEqualTo(CompletionStatus.REM_ACCESS_ERR);
+        assertThat(wc.vendorError()).as("the vendor error carries the peer's Terminate code: %s", wc).isNotZero();
         if (second) {
             WorkCompletion next = await(nodes.sa.cq(), "the next Write's completion");
             assertThat(next.wrId()).isEqualTo(8);
