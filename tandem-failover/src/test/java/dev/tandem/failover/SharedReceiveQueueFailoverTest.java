@@ -67,6 +67,28 @@ class SharedReceiveQueueFailoverTest {
         assertThat(srq.adapter()).as("the SRQ's receives are back on the adapter whose link came back").isEqualTo(first);
     }
 
+    /**
+     * The SRQ's adapter has a fatal error and is reset (the SRQ is made there again); then the adapter the
+     * receives moved to fails the same way: they come back to the first, nothing lost or twice.
+     */
+    @Test
+    void failResetAndFailBackOverAnSrqWhoseAdaptersDieInTurn() throws Exception {
+        nodes = new TwoNodes(2, Topology.SWITCHED, true);
+        FailoverSharedReceiveQueue srq = (FailoverSharedReceiveQueue) nodes.sb.srq();
+        int first = srq.adapter();
+        int other = 1 - first;
+        AdapterControl dying = (AdapterControl) nodes.b.adapters().get(first);
+        nodes.stream(MESSAGES, MESSAGES / 2, () -> dying.injectFatalError("test: the SRQ's adapter"));
+        assertThat(srq.adapter()).as("the SRQ's receives moved off the failed adapter").isEqualTo(other);
+
+        dying.reset(Duration.ofSeconds(5));
+        nodes.awaitAllPaths();
+        assertThat(srq.under(first)).as("the SRQ made again on the adapter that was reset").isNotNull();
+        nodes.stream(MESSAGES, MESSAGES / 2, () -> ((AdapterControl) nodes.b.adapters().get(other))
+                .injectFatalError("test: the adapter the SRQ moved to"));
+        assertThat(srq.adapter()).as("the SRQ's receives are back on the adapter that was reset").isEqualTo(first);
+    }
+
     @Test
     void aConnectionWhosePathBreaksKeepsItsReceivesOnTheQueuesAdapterOverACrossPathAndTheOtherIsUntouched() throws Exception {
         FailoverDevice a = opened.keep((FailoverDevice) RdmaDevices.open("failover://127.0.1.1+127.0.2.1?node=a"));
