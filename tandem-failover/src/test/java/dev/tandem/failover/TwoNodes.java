@@ -232,6 +232,17 @@ final class TwoNodes implements AutoCloseable {
         return l;
     }
 
+    /** Polls one completion of {@code cq} (a copy), failing after {@link #WAIT} with {@code what}. */
+    static WorkCompletion awaitOne(CompletionQueue cq, String what) {
+        WorkCompletion[] wcs = WorkCompletion.array(1);
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (cq.poll(wcs) == 0) {
+            assertThat(System.nanoTime()).as("waiting for %s", what).isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+        return new WorkCompletion().copyFrom(wcs[0]);
+    }
+
     @Override
     public void close() {
         try {

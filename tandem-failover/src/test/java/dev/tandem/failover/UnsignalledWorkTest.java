@@ -1,7 +1,6 @@
 package dev.tandem.failover;
 
 import dev.tandem.verbs.CompletionOpcode;
-import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkCompletion;
@@ -54,7 +53,7 @@ class UnsignalledWorkTest {
         nodes.sa.qp().postSend(new WorkRequest.RdmaRead(4, new Sge(nodes.sa.region(), 10L * SIZE, SIZE), (long) READ_SOURCE * SIZE, rkey,
                 WrFlags.SIGNALED));
 
-        WorkCompletion read = await(nodes.sa.cq(), "a's Read");
+        WorkCompletion read = TwoNodes.awaitOne(nodes.sa.cq(), "a's Read");
         assertThat(read.wrId()).as("the first completion is the Read's: the unsignalled requests before it succeeded silently (%s)", read)
                 .isEqualTo(4);
         assertThat(read.status()).isEqualTo(CompletionStatus.SUCCESS);
@@ -65,23 +64,13 @@ class UnsignalledWorkTest {
                 .containsOnly((byte) 0x11);
         assertThat(lb.asSlice((FIRST_TARGET + 1L) * SIZE, SIZE).toArray(ValueLayout.JAVA_BYTE)).as("the second Write")
                 .containsOnly((byte) 0x33);
-        WorkCompletion recv = await(nodes.sb.cq(), "b's receive of the unsignalled Send");
+        WorkCompletion recv = TwoNodes.awaitOne(nodes.sb.cq(), "b's receive of the unsignalled Send");
         assertThat(recv.status()).isEqualTo(CompletionStatus.SUCCESS);
         assertThat(lb.asSlice(recv.wrId() * SIZE, SIZE).toArray(ValueLayout.JAVA_BYTE)).containsOnly((byte) 0x22);
 
         nodes.sa.qp().postSend(new WorkRequest.Send(5, new Sge(nodes.sa.region(), 2L * SIZE, SIZE), WrFlags.SIGNALED));
-        WorkCompletion send = await(nodes.sa.cq(), "a's signalled Send");
+        WorkCompletion send = TwoNodes.awaitOne(nodes.sa.cq(), "a's signalled Send");
         assertThat(send.wrId()).as("no completion of the unsignalled requests came after the Read's (%s)", send).isEqualTo(5);
         assertThat(send.status()).isEqualTo(CompletionStatus.SUCCESS);
-    }
-
-    private static WorkCompletion await(CompletionQueue cq, String what) {
-        WorkCompletion[] wcs = WorkCompletion.array(1);
-        long deadline = System.nanoTime() + TwoNodes.WAIT.toNanos();
-        while (cq.poll(wcs) == 0) {
-            assertThat(System.nanoTime()).as("waiting for %s", what).isLessThan(deadline);
-            Thread.onSpinWait();
-        }
-        return new WorkCompletion().copyFrom(wcs[0]);
     }
 }

@@ -56,7 +56,7 @@ class WindowFailoverTest {
         MemoryRegion target = nodes.sb.qp().pd().registerMemory(memory, Access.LOCAL_WRITE | Access.MW_BIND);
         MemoryWindow w = nodes.sb.qp().pd().allocateMemoryWindow();
         nodes.sb.qp().postSend(new WorkRequest.BindWindow(77, w, target, BASE, LENGTH, RW, 0x5A, WrFlags.SIGNALED));
-        assertThat(await(nodes.sb.cq(), "b's bind").opcode()).isEqualTo(CompletionOpcode.BIND_WINDOW);
+        assertThat(TwoNodes.awaitOne(nodes.sb.cq(), "b's bind").opcode()).isEqualTo(CompletionOpcode.BIND_WINDOW);
         int rkey = w.rkey();
 
         write(rkey, 0, (byte) 1, "a Write through the window before the fail-over");
@@ -74,7 +74,7 @@ class WindowFailoverTest {
         assertThat(memory.get(ValueLayout.JAVA_BYTE, BASE + 100 + 63)).isEqualTo((byte) 2);
         memory.set(ValueLayout.JAVA_BYTE, BASE + 2000, (byte) 9);
         nodes.sa.qp().postSend(new WorkRequest.RdmaRead(5, new Sge(nodes.sa.region(), 0, 16), 2000, rkey, WrFlags.SIGNALED));
-        assertThat(await(nodes.sa.cq(), "a Read through the window over the new path").status()).isEqualTo(CompletionStatus.SUCCESS);
+        assertThat(TwoNodes.awaitOne(nodes.sa.cq(), "a Read through the window over the new path").status()).isEqualTo(CompletionStatus.SUCCESS);
         assertThat(nodes.sa.region().segment().get(ValueLayout.JAVA_BYTE, 0)).isEqualTo((byte) 9);
         assertThat(memory.get(ValueLayout.JAVA_BYTE, BASE - 1)).as("the byte before the window").isZero();
     }
@@ -87,10 +87,10 @@ class WindowFailoverTest {
         MemoryRegion target = nodes.sb.qp().pd().registerMemory(memory, Access.LOCAL_WRITE | Access.MW_BIND);
         MemoryWindow w = nodes.sb.qp().pd().allocateMemoryWindow();
         nodes.sb.qp().postSend(new WorkRequest.BindWindow(77, w, target, BASE, LENGTH, RW, 0x21, WrFlags.SIGNALED));
-        await(nodes.sb.cq(), "b's bind");
+        TwoNodes.awaitOne(nodes.sb.cq(), "b's bind");
         int rkey = w.rkey();
         nodes.sb.qp().postSend(new WorkRequest.LocalInvalidate(78, rkey, WrFlags.SIGNALED));
-        assertThat(await(nodes.sb.cq(), "b's invalidate").status()).isEqualTo(CompletionStatus.SUCCESS);
+        assertThat(TwoNodes.awaitOne(nodes.sb.cq(), "b's invalidate").status()).isEqualTo(CompletionStatus.SUCCESS);
 
         FailoverWatch wb = nodes.b.watch();
         ((AdapterControl) nodes.b.adapters().get(qb.receivePathAdapter())).injectFatalError("test: after the window was invalidated");
@@ -138,15 +138,15 @@ class WindowFailoverTest {
             Opened.connect(qa, b, "127.0.1.2", qb);
 
             qb.postSend(new WorkRequest.BindWindow(1, w, target, BASE, LENGTH, RW, 0x21, WrFlags.SIGNALED));
-            assertThat(await(cqB, "b's bind").status()).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(TwoNodes.awaitOne(cqB, "b's bind").status()).isEqualTo(CompletionStatus.SUCCESS);
             mrA.segment().asSlice(0, 64).fill((byte) 9);
             qa.postSend(new WorkRequest.RdmaWrite(2, new Sge(mrA, 0, 64), 0, w.rkey(), WrFlags.SIGNALED));
-            WorkCompletion wrote = await(cqA, "a's Write through the window");
+            WorkCompletion wrote = TwoNodes.awaitOne(cqA, "a's Write through the window");
             assertThat(wrote.status()).as("%s", wrote).isEqualTo(CompletionStatus.SUCCESS);
             assertThat(memory.asSlice(BASE, 64).toArray(ValueLayout.JAVA_BYTE)).as("placed through the window").containsOnly((byte) 9);
             memory.asSlice(BASE + 64, 64).fill((byte) 4);
             qa.postSend(new WorkRequest.RdmaRead(3, new Sge(mrA, 128, 64), 64, w.rkey(), WrFlags.SIGNALED));
-            assertThat(await(cqA, "a's Read through the window").status()).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(TwoNodes.awaitOne(cqA, "a's Read through the window").status()).isEqualTo(CompletionStatus.SUCCESS);
             assertThat(mrA.segment().asSlice(128, 64).toArray(ValueLayout.JAVA_BYTE)).containsOnly((byte) 4);
             assertThat(qa.state()).isEqualTo(QpState.RTS);
             assertThat(qb.state()).isEqualTo(QpState.RTS);
@@ -172,12 +172,12 @@ class WindowFailoverTest {
         } catch (AsyncErrorException e) {
             second = false; // the peer's Terminate came first: the first post after it says so, as on an adapter
         }
-        WorkCompletion wc = await(nodes.sa.cq(), "the refused Write's completion");
+        WorkCompletion wc = TwoNodes.awaitOne(nodes.sa.cq(), "the refused Write's completion");
         assertThat(wc.wrId()).isEqualTo(7);
         assertThat(wc.status()).as("a Write the peer refused takes the peer's reason: %s", wc).isEqualTo(CompletionStatus.REM_ACCESS_ERR);
         assertThat(wc.vendorError()).as("the vendor error carries the peer's Terminate code: %s", wc).isNotZero();
         if (second) {
-            WorkCompletion next = await(nodes.sa.cq(), "the next Write's completion");
+            WorkCompletion next = TwoNodes.awaitOne(nodes.sa.cq(), "the next Write's completion");
             assertThat(next.wrId()).isEqualTo(8);
             assertThat(next.status()).as("the Write behind it: %s", next).isEqualTo(CompletionStatus.WR_FLUSH_ERR);
         }
@@ -188,19 +188,10 @@ class WindowFailoverTest {
     private void write(int rkey, long offset, byte value, String what) {
         nodes.sa.region().segment().asSlice(0, 64).fill(value);
         nodes.sa.qp().postSend(new WorkRequest.RdmaWrite(8, new Sge(nodes.sa.region(), 0, 64), offset, rkey, WrFlags.SIGNALED));
-        WorkCompletion wc = await(nodes.sa.cq(), what);
+        WorkCompletion wc = TwoNodes.awaitOne(nodes.sa.cq(), what);
         assertThat(wc.status()).as("%s: %s", what, wc).isEqualTo(CompletionStatus.SUCCESS);
     }
 
-    private static WorkCompletion await(CompletionQueue cq, String what) {
-        WorkCompletion[] wcs = WorkCompletion.array(1);
-        long deadline = System.nanoTime() + TwoNodes.WAIT.toNanos();
-        while (cq.poll(wcs) == 0) {
-            assertThat(System.nanoTime()).as("waiting for %s", what).isLessThan(deadline);
-            Thread.onSpinWait();
-        }
-        return wcs[0];
-    }
 
     private static void awaitMigrated(FailoverWatch w) {
         long deadline = System.nanoTime() + TwoNodes.WAIT.toNanos();
