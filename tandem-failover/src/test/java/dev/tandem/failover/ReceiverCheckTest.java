@@ -61,7 +61,7 @@ class ReceiverCheckTest {
                 qa.postSend(new dev.tandem.verbs.WorkRequest.Send(m, new dev.tandem.verbs.Sge(mrA, 64L * m, 64), dev.tandem.verbs.WrFlags.SIGNALED));
             }
             for (int m = 0; m < 6; m++) {
-                WorkCompletion r = awaitOne(cqB, "message " + m);
+                WorkCompletion r = TwoNodes.awaitOne(cqB, "message " + m);
                 assertThat(r.wrId()).isEqualTo(m);
                 assertThat(memB.get(java.lang.foreign.ValueLayout.JAVA_INT, 64L * m)).isEqualTo(m);
             }
@@ -82,7 +82,7 @@ class ReceiverCheckTest {
                 qa.postSend(new dev.tandem.verbs.WorkRequest.Send(m, new dev.tandem.verbs.Sge(mrA, 64L * m, 64), dev.tandem.verbs.WrFlags.SIGNALED));
             }
             for (int m = 6; m < 10; m++) {
-                WorkCompletion r = awaitOne(cqB, "message " + m);
+                WorkCompletion r = TwoNodes.awaitOne(cqB, "message " + m);
                 assertThat(r.status()).isEqualTo(CompletionStatus.SUCCESS);
                 int got = memB.get(java.lang.foreign.ValueLayout.JAVA_INT, 64L * r.wrId());
                 assertThat(got).as("message %d, in order after the duplicates", m).isEqualTo(m);
@@ -90,16 +90,6 @@ class ReceiverCheckTest {
             assertThat(qb.receiving.duplicates()).isEqualTo(6);
             assertThat(qb.state()).isEqualTo(QpState.RTS);
         }
-    }
-
-    private static WorkCompletion awaitOne(dev.tandem.verbs.CompletionQueue cq, String what) {
-        WorkCompletion[] wcs = WorkCompletion.array(1);
-        long deadline = System.nanoTime() + Opened.WAIT.toNanos();
-        while (cq.poll(wcs) == 0) {
-            assertThat(System.nanoTime()).as("waiting for %s", what).isLessThan(deadline);
-            Thread.onSpinWait();
-        }
-        return wcs[0];
     }
 
     /**

@@ -140,13 +140,13 @@ class SharedReceiveQueueFailoverTest {
             CompletionQueue receiverCq = m % 2 == 0 ? cqB1 : cqB2;
             memA.set(ValueLayout.JAVA_INT, 0, 1000 + m);
             sender.postSend(new WorkRequest.Send(m, new Sge(mrA, 0, SIZE), WrFlags.SIGNALED));
-            WorkCompletion r = awaitOne(receiverCq, wcs, "message " + m);
+            WorkCompletion r = TwoNodes.awaitOne(receiverCq, "message " + m);
             assertThat(r.status()).as("%s", r).isEqualTo(CompletionStatus.SUCCESS);
             assertThat(r.opcode()).isEqualTo(CompletionOpcode.RECV);
             int slot = (int) r.wrId();
             assertThat(memB.get(ValueLayout.JAVA_INT, (long) slot * SIZE)).as("message %d's bytes", m).isEqualTo(1000 + m);
             srq.postReceive(new ReceiveRequest(slot, new Sge(mrB, (long) slot * SIZE, SIZE)));
-            assertThat(awaitOne(senderCq, wcs, "the Send's completion").status()).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(TwoNodes.awaitOne(senderCq, "the Send's completion").status()).isEqualTo(CompletionStatus.SUCCESS);
         }
         assertThat(qb1.state()).isEqualTo(QpState.RTS);
         assertThat(qb2.state()).isEqualTo(QpState.RTS);
@@ -197,7 +197,7 @@ class SharedReceiveQueueFailoverTest {
         }
         for (int c = 0; c < 2; c++) {
             for (int m = 0; m < 8; m++) {
-                WorkCompletion done = awaitOne(cqA[c], wcs, "Send " + m + " of connection " + c);
+                WorkCompletion done = TwoNodes.awaitOne(cqA[c], "Send " + m + " of connection " + c);
                 assertThat(done.status()).as("%s", done).isEqualTo(CompletionStatus.SUCCESS);
                 assertThat(done.wrId()).isEqualTo(m);
             }
@@ -212,7 +212,7 @@ class SharedReceiveQueueFailoverTest {
 
         for (int c = 0; c < 2; c++) {
             for (int m = 0; m < 8; m++) {
-                WorkCompletion r = awaitOne(cqB[c], wcs, "message " + m + " of connection " + c);
+                WorkCompletion r = TwoNodes.awaitOne(cqB[c], "message " + m + " of connection " + c);
                 assertThat(r.status()).as("%s", r).isEqualTo(CompletionStatus.SUCCESS);
                 assertThat(r.opcode()).isEqualTo(CompletionOpcode.RECV);
                 assertThat(memB.get(ValueLayout.JAVA_INT, r.wrId() * SIZE)).as("message %d of connection %d", m, c).isEqualTo(c * 1000 + m);
@@ -268,14 +268,5 @@ class SharedReceiveQueueFailoverTest {
         srq.close();
         assertThat(org.junit.jupiter.api.Assertions.assertThrows(dev.tandem.verbs.ResourceClosedException.class,
                 () -> srq.postReceive(new ReceiveRequest(9, new Sge(mrB, 0, SIZE)))).getMessage()).contains("closed");
-    }
-
-    private static WorkCompletion awaitOne(CompletionQueue cq, WorkCompletion[] wcs, String what) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (cq.poll(wcs, 0, 1) == 0) {
-            assertThat(System.nanoTime()).as("waiting for %s", what).isLessThan(deadline);
-            Thread.onSpinWait();
-        }
-        return wcs[0];
     }
 }
