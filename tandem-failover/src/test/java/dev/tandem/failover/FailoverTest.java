@@ -38,8 +38,8 @@ class FailoverTest {
         FailoverWatch wa = nodes.a.watch();
         FailoverWatch wb = nodes.b.watch();
         nodes.stream(MESSAGES, MESSAGES / 2, () -> fault.accept(nodes));
-        List<FailoverEvent> ea = TwoNodes.events(wa);
-        List<FailoverEvent> eb = TwoNodes.events(wb);
+        List<FailoverEvent> ea = TwoNodes.eventsUntil(wa, FailoverEvent.Migrated.class);
+        List<FailoverEvent> eb = TwoNodes.eventsUntil(wb, FailoverEvent.Migrated.class);
         assertThat(ea).as("node a's fail-over").anyMatch(e -> e instanceof FailoverEvent.Migrated);
         assertThat(eb).as("node b's fail-over").anyMatch(e -> e instanceof FailoverEvent.Migrated);
         assertThat(ea).noneMatch(e -> e instanceof FailoverEvent.NoPathLeft);

@@ -232,6 +232,23 @@ final class TwoNodes implements AutoCloseable {
         return l;
     }
 
+    /**
+     * The events {@code w} has told, waiting up to {@link #WAIT} for one of {@code kind} (a move's last step may
+     * come after the stream that crossed it ended); the caller asserts on what came.
+     */
+    static List<FailoverEvent> eventsUntil(FailoverWatch w, Class<? extends FailoverEvent> kind) {
+        List<FailoverEvent> l = new ArrayList<>();
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (l.stream().noneMatch(kind::isInstance) && System.nanoTime() < deadline) {
+            FailoverEvent e = w.poll(Duration.ofMillis(50));
+            if (e != null) {
+                l.add(e);
+            }
+        }
+        l.addAll(events(w));
+        return l;
+    }
+
     /** Polls one completion of {@code cq} (a copy), failing after {@link #WAIT} with {@code what}. */
     static WorkCompletion awaitOne(CompletionQueue cq, String what) {
         WorkCompletion[] wcs = WorkCompletion.array(1);
