@@ -57,8 +57,14 @@ class SharedReceiveQueueFailoverTest {
         int first = srq.adapter();
         int other = 1 - first;
         LinkControl link = (LinkControl) nodes.b.adapters().get(first);
+        SharedReceiveQueue stale = srq.under(first);
         nodes.stream(MESSAGES, MESSAGES / 2, link::linkDown);
         assertThat(srq.adapter()).as("the SRQ's receives moved off the dark link").isEqualTo(other);
+        assertThat(srq.under(first)).as("the SRQ left behind, still holding receives, is made anew").isNotNull().isNotSameAs(stale);
+        assertThat(nodes.b.ownerOf(stale)).isNull();
+        assertThat(nodes.b.ownerOf(srq.under(first))).isSameAs(srq);
+        assertThat(org.junit.jupiter.api.Assertions.assertThrows(dev.tandem.verbs.ResourceClosedException.class,
+                () -> stale.postReceive(new ReceiveRequest(1, new Sge(nodes.sb.region(), 0, SIZE))))).as("the stale SRQ is closed").isNotNull();
 
         link.linkUp(); // the SRQ there still holds the receives posted before: it is made anew
         nodes.awaitAllPaths();
@@ -238,6 +244,81 @@ class SharedReceiveQueueFailoverTest {
         nodes.stream(MESSAGES, MESSAGES / 2, () -> ((AdapterControl) nodes.b.adapters().get(other))
                 .injectFatalError("test: the adapter the SRQ moved to"));
         assertThat(srq.adapter()).as("the receives are back on the adapter that kept working").isEqualTo(first);
+    }
+
+    /**
+     * Receives posted on an SRQ before any connection uses it, whose adapter then fails (and is reset): they
+     * follow the queue to the other adapter, and the first connection's messages land in them, in order.
+     */
+    @Test
+    void receivesPostedBeforeAnyConnectionFollowTheQueueOffAnAdapterThatFailed() throws Exception {
+        FailoverDevice a = opened.keep((FailoverDevice) RdmaDevices.open("failover://127.0.1.1+127.0.2.1?node=a"));
+        FailoverDevice b = opened.keep((FailoverDevice) RdmaDevices.open("failover://127.0.1.2+127.0.2.2?node=b"));
+        Arena arena = opened.keep(Arena.ofShared());
+        ProtectionDomain pdA = opened.keep(a.allocateProtectionDomain());
+        ProtectionDomain pdB = opened.keep(b.allocateProtectionDomain());
+        MemorySegment memA = arena.allocate(SIZE, 64);
+        MemorySegment memB = arena.allocate(SIZE * 8L, 64);
+        MemoryRegion mrA = opened.keep(pdA.registerMemory(memA, Access.LOCAL_WRITE));
+        MemoryRegion mrB = opened.keep(pdB.registerMemory(memB, Access.LOCAL_WRITE));
+        FailoverSharedReceiveQueue srq = (FailoverSharedReceiveQueue) opened.keep(pdB.createSharedReceiveQueue(8, 1));
+        for (int i = 0; i < 8; i++) {
+            srq.postReceive(new ReceiveRequest(i, new Sge(mrB, (long) i * SIZE, SIZE)));
+        }
+        int first = srq.adapter();
+        int other = 1 - first;
+        SharedReceiveQueue lost = srq.under(first);
+        AdapterControl dying = (AdapterControl) b.adapters().get(first);
+        dying.injectFatalError("test: the SRQ's adapter, before any connection");
+        long deadline = System.nanoTime() + 2 * Opened.WAIT.toNanos();
+        while (srq.adapter() == first) {
+            assertThat(System.nanoTime()).as("the receives to leave the failed adapter").isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+        assertThat(srq.adapter()).as("the receives followed the queue to the adapter that works").isEqualTo(other);
+        assertThat(srq.under(first)).as("the SRQ of the failed adapter is gone").isNull();
+        assertThat(b.ownerOf(lost)).as("and no longer owned").isNull();
+        dying.reset(Duration.ofSeconds(5));
+        while (srq.under(first) == null) {
+            assertThat(System.nanoTime()).as("the SRQ made again on the adapter that was reset").isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+        assertThat(b.ownerOf(srq.under(first))).isSameAs(srq);
+
+        CompletionQueue cqA = opened.keep(a.createCompletionQueue(16));
+        CompletionQueue cqB = opened.keep(b.createCompletionQueue(16));
+        FailoverQueuePair qa = (FailoverQueuePair) opened.keep(pdA.createQueuePair(QueuePairConfig.of(cqA).withDepths(8, 4)));
+        FailoverQueuePair qb = (FailoverQueuePair) opened.keep(pdB.createQueuePair(QueuePairConfig.of(cqB).withDepths(4, 4).withSrq(srq)));
+        Opened.connect(qa, b, "127.0.1.2", qb);
+        for (int m = 0; m < 8; m++) {
+            memA.set(ValueLayout.JAVA_INT, 0, 500 + m);
+            qa.postSend(new WorkRequest.Send(m, new Sge(mrA, 0, SIZE), WrFlags.SIGNALED));
+            assertThat(TwoNodes.awaitOne(cqA, "the Send's completion").status()).isEqualTo(CompletionStatus.SUCCESS);
+            WorkCompletion r = TwoNodes.awaitOne(cqB, "message " + m);
+            assertThat(r.status()).as("%s", r).isEqualTo(CompletionStatus.SUCCESS);
+            assertThat(r.wrId()).as("the receives complete in posting order").isEqualTo(m);
+            assertThat(memB.get(ValueLayout.JAVA_INT, (long) m * SIZE)).as("message %d's bytes", m).isEqualTo(500 + m);
+        }
+    }
+
+    /** Closing an SRQ closes it on every adapter under it, and the node no longer names it their owner. */
+    @Test
+    void closingAnSrqClosesItOnEveryAdapter() throws Exception {
+        FailoverDevice b = opened.keep((FailoverDevice) RdmaDevices.open("failover://127.0.1.2+127.0.2.2?node=b"));
+        ProtectionDomain pdB = opened.keep(b.allocateProtectionDomain());
+        MemoryRegion mrB = opened.keep(pdB.registerMemory(opened.keep(Arena.ofShared()).allocate(SIZE, 64), Access.LOCAL_WRITE));
+        FailoverSharedReceiveQueue srq = (FailoverSharedReceiveQueue) pdB.createSharedReceiveQueue(8, 1);
+        SharedReceiveQueue[] under = {srq.under(0), srq.under(1)};
+        for (SharedReceiveQueue u : under) {
+            assertThat(u).as("an SRQ on each adapter").isNotNull();
+            assertThat(b.ownerOf(u)).isSameAs(srq);
+        }
+        srq.close();
+        for (SharedReceiveQueue u : under) {
+            assertThat(b.ownerOf(u)).as("no owner left for %s", u).isNull();
+            assertThat(org.junit.jupiter.api.Assertions.assertThrows(dev.tandem.verbs.ResourceClosedException.class,
+                    () -> u.postReceive(new ReceiveRequest(1, new Sge(mrB, 0, SIZE))))).as("%s is closed", u).isNotNull();
+        }
     }
 
     /** Both adapters of the SRQ's node failed and were reset: the SRQ still closes (once its QPs closed). */

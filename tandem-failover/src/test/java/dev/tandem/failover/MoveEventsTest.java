@@ -1,0 +1,83 @@
+package dev.tandem.failover;
+
+import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.LinkControl;
+import dev.tandem.verbs.Sge;
+import dev.tandem.verbs.WorkCompletion;
+import dev.tandem.verbs.WorkRequest;
+import dev.tandem.verbs.WrFlags;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToIntFunction;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What a move tells the watchers (the events operators and the RAS counters read): how many of the
+ * application's Sends and Writes it posted again (exactly those the peer did not hold), that the move
+ * ended (Migrated, on the adapter the work runs on now, with its pause), and on which side it began.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class MoveEventsTest {
+
+    @Test
+    void aMoveRepostsExactlyTheSendsAndWritesThatWereOnTheSilentLinkAndSaysHowMany() throws Exception {
+        try (TwoNodes n = new TwoNodes(2, Topology.SWITCHED)) {
+            FailoverQueuePair qa = n.sa.failover();
+            FailoverWatch wa = n.a.watch();
+            int dead = qa.sendAdapter();
+            ((LinkControl) n.a.adapters().get(dead)).linkDown();
+            // into the silent link, before anything finds it: Write, Send, Write, Send, Send (none can arrive)
+            for (int i = 0; i < 5; i++) {
+                long at = (long) i * TwoNodes.SIZE;
+                n.sa.region().segment().set(ValueLayout.JAVA_INT_UNALIGNED, at, 1000 + i);
+                Sge sge = new Sge(n.sa.region(), at, TwoNodes.SIZE);
+                n.sa.qp().postSend(i == 0 || i == 2
+                        ? new WorkRequest.RdmaWrite(i, sge, (long) TwoNodes.SIZE * TwoNodes.DEPTH + at, n.sb.region().rkey(), WrFlags.SIGNALED)
+                        : new WorkRequest.Send(i, sge, WrFlags.SIGNALED));
+            }
+            for (int i = 0; i < 5; i++) {
+                WorkCompletion wc = TwoNodes.awaitOne(n.sa.cq(), "a's completion " + i);
+                assertThat(wc.status()).as("%s", wc).isEqualTo(CompletionStatus.SUCCESS);
+                assertThat(wc.wrId()).as("a's completions in posting order").isEqualTo(i);
+            }
+            for (int i = 0; i < 3; i++) {
+                WorkCompletion wc = TwoNodes.awaitOne(n.sb.cq(), "b's receive " + i);
+                assertThat(wc.status()).as("%s", wc).isEqualTo(CompletionStatus.SUCCESS);
+                assertThat(wc.wrId()).as("b's receives in posting order").isEqualTo(i);
+                assertThat(n.sb.region().segment().get(ValueLayout.JAVA_INT_UNALIGNED, (long) i * TwoNodes.SIZE))
+                        .as("b's message %d", i).isEqualTo(new int[] {1001, 1003, 1004}[i]);
+            }
+
+            List<FailoverEvent> events = TwoNodes.eventsUntil(wa, FailoverEvent.Migrated.class);
+            List<FailoverEvent> mine = events.stream().filter(e -> qpOf(e) == qa.qpNumber()).toList();
+            assertThat(sum(mine, FailoverEvent.Moved::sendsReposted)).as("Sends posted again: %s", mine).isEqualTo(3);
+            assertThat(sum(mine, FailoverEvent.Moved::writesReposted)).as("Writes posted again: %s", mine).isEqualTo(2);
+            assertThat(mine).filteredOn(FailoverEvent.Holding.class::isInstance).as("one move began: %s", mine).hasSize(1);
+            assertThat(mine).filteredOn(FailoverEvent.Migrated.class::isInstance).singleElement()
+                    .satisfies(e -> {
+                        FailoverEvent.Migrated m = (FailoverEvent.Migrated) e;
+                        assertThat(m.toAdapter()).as("the Sends run on the adapter with a link").isEqualTo(1 - dead);
+                        assertThat(m.pauseNanos()).as("the pause").isPositive();
+                    });
+            assertThat(qa.sendAdapter()).isEqualTo(1 - dead);
+        }
+    }
+
+    private static int qpOf(FailoverEvent e) {
+        return switch (e) {
+            case FailoverEvent.Holding h -> h.qpNumber();
+            case FailoverEvent.Moved m -> m.qpNumber();
+            case FailoverEvent.Migrated m -> m.qpNumber();
+            default -> -1;
+        };
+    }
+
+    private static int sum(List<FailoverEvent> events, ToIntFunction<FailoverEvent.Moved> f) {
+        return events.stream().filter(FailoverEvent.Moved.class::isInstance).mapToInt(e -> f.applyAsInt((FailoverEvent.Moved) e)).sum();
+    }
+}
