@@ -18,31 +18,16 @@ import dev.tandem.verbs.WrFlags;
  * ({@link Mailbox#mark}): so the peer can rebuild, from its buffers alone, every Send this side was
  * told had arrived, even when no path is left to ask. It decides when a proof goes, takes the
  * adapter's send completions, and hands the application every outcome known, in posting order. The
- * QP's lock guards what it counts.
+ * QP's lock guards what it counts; {@link ProofSchedule} decides when a proof goes.
  */
 final class Proofs {
 
     /** The low bits of an arrival mark's work request id (under {@link FailoverQueuePair#CONTROL}). */
     static final long MARK = 0x200;
-    /**
-     * Proofs in flight at most: each covers everything posted before it, so two keep the pipe full, and the
-     * adapter's send queue never fills with proofs waiting for Read credits (the next goes as one completes).
-     */
-    static final int MAX_IN_FLIGHT = 2;
-
     private final FailoverQueuePair qp;
-    /** The last send position a proof was posted for, and the proofs posted and not completed. */
-    private long provenPosted = -1;
-    private int proofsInFlight;
-    /** Sends and Writes posted since the last proof. */
-    private int unproven;
-    /** The last of this side's Sends the peer's headers say it received (piggy-backed), and the last one applied. */
-    private volatile int peerAcked;
-    private int ackApplied;
+    private final ProofSchedule schedule = new ProofSchedule();
     /** The message id the last arrival mark carried. */
     private int marked;
-    /** What the peer's headers acknowledged when the last proof was posted: acks that moved since make the next proof wait. */
-    private int ackedAtProof;
     /** An error completion was handed to the application: every later one is flushed. */
     private boolean errorHandedOver;
 
@@ -52,17 +37,15 @@ final class Proofs {
 
     /** A Send or Write was posted: whether a proof is due now (after {@link FailoverConfig#proofEvery()} of them). Lock held. */
     boolean posted() {
-        if (unproven++ == 0) {
+        if (schedule.posted()) {
             qp.device.monitor().watch(qp);
         }
-        return unproven >= qp.device.config().proofEvery();
+        return schedule.batchFull(qp.device.config().proofEvery());
     }
 
     /** The peer's header says it received this side's Sends up to {@code acked}. */
     void acked(int acked) {
-        if (MessageIds.after(acked, peerAcked)) {
-            peerAcked = acked; // the peer received our Sends up to this one: they, and the Writes before them, arrived
-        }
+        schedule.acked(acked); // the peer received our Sends up to this one: they, and the Writes before them, arrived
     }
 
     /**
@@ -71,11 +54,7 @@ final class Proofs {
      * ({@code inPlace}): then the proofs in flight there still count. Lock held.
      */
     void moved(long held, int reposted, boolean inPlace) {
-        if (!inPlace) { // the proofs in flight went with the failed path
-            provenPosted = held;
-            proofsInFlight = 0;
-            unproven = reposted;
-        }
+        schedule.moved(held, reposted, inPlace);
     }
 
     /**
@@ -96,7 +75,7 @@ final class Proofs {
             for (int tries = 0; tries < 2; tries++) {
                 try {
                     q.postSend(proof);
-                    proofsInFlight++;
+                    schedule.settlePosted();
                     return true;
                 } catch (AsyncErrorException e) {
                     // the adapter tells its QP's error once, to the first post after it: the next post goes in
@@ -114,7 +93,7 @@ final class Proofs {
     boolean inFlight() {
         qp.lock.lock();
         try {
-            return proofsInFlight > 0;
+            return schedule.inFlight();
         } finally {
             qp.lock.unlock();
         }
@@ -122,19 +101,13 @@ final class Proofs {
 
     /** The send path failed: the proofs in flight went with it; what they covered waits for the next proof. Lock held. */
     void lost() {
-        provenPosted = qp.sendLog.released() - 1;
-        proofsInFlight = 0;
+        schedule.lost(qp.sendLog.released());
     }
 
     /** The QP went to RESET: nothing is in flight, nothing waits. Lock held. */
     void reset() {
-        provenPosted = qp.sendLog.next() - 1;
-        proofsInFlight = 0;
-        unproven = 0;
+        schedule.reset(qp.sendLog.next());
         marked = 0;
-        peerAcked = 0;
-        ackApplied = 0;
-        ackedAtProof = 0;
         errorHandedOver = false;
     }
 
@@ -149,7 +122,7 @@ final class Proofs {
         try {
             long last = qp.sendLog.lastPayload();
             Path p = qp.paths.sendPath();
-            if (last <= provenPosted || proofsInFlight >= MAX_IN_FLIGHT || p == null || !p.up || qp.peer == null || qp.moves().sendMoving()
+            if (!schedule.mayProve(last) || p == null || !p.up || qp.peer == null || qp.moves().sendMoving()
                     || qp.state == QpState.RESET
                     || qp.state == QpState.INIT || qp.state == QpState.ERROR || qp.sendLog.unsentFrom(qp.sendLog.released()) >= 0) {
                 return;
@@ -161,10 +134,7 @@ final class Proofs {
             } catch (RuntimeException e) {
                 return; // the adapter's queue is full or the path failed: a completion or the monitor tries again
             }
-            provenPosted = covers;
-            ackedAtProof = peerAcked;
-            proofsInFlight++;
-            unproven = 0;
+            schedule.proofPosted(covers);
             qp.device.faults.reached(FaultPoint.DURING_PROOF);
         } finally {
             qp.lock.unlock();
@@ -202,14 +172,11 @@ final class Proofs {
         boolean due;
         qp.lock.lock();
         try {
-            if (qp.sendLog.lastPayload() <= provenPosted) {
-                return false;
-            }
             long oldest = qp.sendLog.oldestPendingPayloadNanos();
-            if (oldest == 0) {
+            if (!schedule.uncovered(qp.sendLog.lastPayload()) || oldest == 0) {
                 return false;
             }
-            due = System.nanoTime() - oldest >= nanosAgo;
+            due = ProofSchedule.due(oldest, System.nanoTime(), nanosAgo);
         } finally {
             qp.lock.unlock();
         }
@@ -222,7 +189,7 @@ final class Proofs {
     void proofFailed() {
         qp.lock.lock();
         try {
-            proofsInFlight = Math.max(0, proofsInFlight - 1);
+            schedule.proofDone(false);
         } finally {
             qp.lock.unlock();
         }
@@ -242,9 +209,10 @@ final class Proofs {
         long id = wc.wrId();
         boolean ok = wc.status() == CompletionStatus.SUCCESS;
         if ((id & FailoverQueuePair.PROOF) != 0) {
+            boolean next;
             qp.lock.lock();
             try {
-                proofsInFlight = Math.max(0, proofsInFlight - 1);
+                next = schedule.proofDone(ok);
             } finally {
                 qp.lock.unlock();
             }
@@ -257,10 +225,7 @@ final class Proofs {
                 qp.sendLog.refusedUpTo(covers, errorOf(path, wc), wc.vendorError());
             }
             release(cq);
-            if (ok && peerAcked == ackedAtProof) {
-                // the next proof follows at once while the peer answers nothing (a one-way stream); while its
-                // Sends acknowledge ours (a ping-pong, request and response) they prove what we sent, and what
-                // they leave waits for proofEvery more or proofAfter (the monitor's)
+            if (next) {
                 proveNow();
             }
             return;
@@ -313,15 +278,14 @@ final class Proofs {
 
     /**
      * Applies what the peer's headers acknowledged: its application received our Sends up to
-     * {@link #peerAcked}, so they and every Write before them arrived, with no proof needed (a
+     * the schedule's latest acknowledgement, so they and every Write before them arrived, with no proof needed (a
      * ping-pong never waits for one). The send CQ's poll runs it, under that queue's lock.
      */
     void applyAcks(FirstLevelCq cq) {
-        int acked = peerAcked;
-        if (acked == ackApplied) {
+        if (!schedule.ackMoved()) {
             return;
         }
-        ackApplied = acked;
+        int acked = schedule.takeAck();
         long held = qp.sendLog.lastHeld(acked);
         if (held >= 0) {
             qp.sendLog.payloadsDone(held, CompletionStatus.SUCCESS, true);
@@ -329,7 +293,7 @@ final class Proofs {
             if (qp.sendLog.oldestPendingPayloadNanos() == 0) {
                 qp.lock.lock();
                 try {
-                    unproven = 0; // nothing is waiting for a proof: the next batch counts from here
+                    schedule.batchDone(); // nothing is waiting for a proof: the next batch counts from here
                 } finally {
                     qp.lock.unlock();
                 }
