@@ -1,0 +1,175 @@
+package dev.tandem.failover;
+
+import dev.tandem.verbs.AdapterControl;
+import dev.tandem.verbs.AsyncErrorException;
+import dev.tandem.verbs.AsyncEvent;
+import dev.tandem.verbs.AsyncEventSubscription;
+import dev.tandem.verbs.AsyncEventType;
+import dev.tandem.verbs.CompletionOpcode;
+import dev.tandem.verbs.CompletionQueue;
+import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.InvalidArgumentException;
+import dev.tandem.verbs.ProtectionDomain;
+import dev.tandem.verbs.QueuePairConfig;
+import dev.tandem.verbs.ResourceClosedException;
+import dev.tandem.verbs.WorkCompletion;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * The fail-over CQ the application polls: its completions in the order the layer queued them, with every
+ * field, across its ring's wrap; an overflow as on an adapter (CQ_ERROR, the poll's error once, nothing
+ * queued lost); the depths it accepts; and one CQ per working adapter under it, made again when an adapter
+ * is reset and closed with it.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class FirstLevelCqTest {
+    private final Opened opened = new Opened();
+    private FailoverDevice device;
+
+    @AfterEach
+    void close() {
+        opened.close();
+    }
+
+    private FailoverDevice device() {
+        device = opened.keep(FailoverDevice.open(FailoverConfig.of("a", List.of("iwarp://127.0.1.1", "iwarp://127.0.2.1"))));
+        return device;
+    }
+
+    @Test
+    void completionsComeOutInTheOrderQueuedWithEveryFieldAcrossTheWrapAndAnOverflowLosesNothingQueued() {
+        FailoverDevice d = device();
+        FirstLevelCq cq = (FirstLevelCq) opened.keep(d.createCompletionQueue(4));
+        ProtectionDomain pd = opened.keep(d.allocateProtectionDomain());
+        FailoverQueuePair qp = (FailoverQueuePair) opened.keep(pd.createQueuePair(QueuePairConfig.of(cq)));
+        AsyncEventSubscription events = opened.keep(d.subscribeAsyncEvents());
+        WorkCompletion[] out = WorkCompletion.array(8);
+
+        for (int i = 1; i <= 3; i++) {
+            assertThat(queue(cq, qp, i)).isTrue();
+        }
+        assertThat(cq.poll(out, 0, 2)).isEqualTo(2);
+        assertCompletion(out[0], qp, 1);
+        assertCompletion(out[1], qp, 2);
+        for (int i = 4; i <= 6; i++) {
+            assertThat(queue(cq, qp, i)).as("completion %d fits (4 deep, 1 queued before)", i).isTrue();
+        }
+        assertThat(queue(cq, qp, 7)).as("a fifth does not fit").isFalse();
+        assertThat(queue(cq, qp, 8)).isFalse();
+        AsyncEvent e = events.poll(Duration.ofSeconds(10));
+        assertThat(e).isNotNull();
+        assertThat(e.type()).isEqualTo(AsyncEventType.CQ_ERROR);
+        assertThat(e.resource()).isSameAs(cq);
+        assertThat(events.poll(Duration.ofMillis(20))).as("the overflow is raised once").isNull();
+        assertThat(assertThrows(AsyncErrorException.class, () -> cq.poll(out)).getMessage()).contains("overflowed");
+        assertThat(cq.poll(out, 1, 7)).as("what was queued before the overflow").isEqualTo(4);
+        for (int i = 0; i < 4; i++) {
+            assertCompletion(out[1 + i], qp, 3 + i);
+        }
+        assertThat(cq.poll(out)).isZero();
+        assertThat(cq.poll(out, 0, 0)).isZero();
+        assertThat(assertThrows(InvalidArgumentException.class, () -> cq.poll(out, 6, 3)).getMessage()).contains("do not fit");
+    }
+
+    /** Queues completion {@code i}: every field derived from it, solicited when odd, an error when a multiple of 3. */
+    private static boolean queue(FirstLevelCq cq, FailoverQueuePair qp, int i) {
+        return cq.deliver(qp, -1, 100 + i, status(i), CompletionOpcode.RECV, 10L * i, 0x1000 + i,
+                i % 2 == 1 ? WorkCompletion.FLAG_SOLICITED : 0, i % 3 == 0 ? 40 + i : 0);
+    }
+
+    private static CompletionStatus status(int i) {
+        return i % 3 == 0 ? CompletionStatus.REM_ACCESS_ERR : CompletionStatus.SUCCESS;
+    }
+
+    private static void assertCompletion(WorkCompletion wc, FailoverQueuePair qp, int i) {
+        assertThat(wc.wrId()).as("completion %d's id", i).isEqualTo(100 + i);
+        assertThat(wc.status()).isEqualTo(status(i));
+        assertThat(wc.opcode()).isEqualTo(CompletionOpcode.RECV);
+        assertThat(wc.byteLength()).isEqualTo(10L * i);
+        assertThat(wc.qpNumber()).isEqualTo(qp.qpNumber());
+        assertThat(wc.invalidatedStag()).isEqualTo(0x1000 + i);
+        assertThat(wc.flags() & WorkCompletion.FLAG_SOLICITED).isEqualTo(i % 2 == 1 ? WorkCompletion.FLAG_SOLICITED : 0);
+        assertThat(wc.vendorError()).isEqualTo(i % 3 == 0 ? 40 + i : 0);
+    }
+
+    @Test
+    void aQueueMayBeAsDeepAsTheDeviceSaysAndNoDeeper() {
+        FailoverDevice d = device();
+        int max = d.attributes().maxCqDepth();
+        int adapterMax = d.adapter(0).attributes().maxCqDepth();
+        assertThat(max).as("room under it for the layer's own completions").isEqualTo(FirstLevelCq.appDepth(adapterMax));
+        assertThat(max).isEqualTo((adapterMax - FirstLevelCq.EXTRA) / 2).isPositive();
+        CompletionQueue deepest = d.createCompletionQueue(max);
+        assertThat(deepest.depth()).isEqualTo(max);
+        deepest.close();
+        assertThat(assertThrows(InvalidArgumentException.class, () -> d.createCompletionQueue(max + 1)).getMessage())
+                .contains(String.valueOf(max + 1));
+        assertThrows(InvalidArgumentException.class, () -> d.createCompletionQueue(0));
+    }
+
+    @Test
+    void aQueueHasACqOnEveryAdapterMadeAgainAfterAResetAndClosedWithIt() {
+        FailoverDevice d = device();
+        FirstLevelCq cq = (FirstLevelCq) d.createCompletionQueue(8);
+        CompletionQueue first = cq.under(0);
+        for (int k = 0; k < 2; k++) {
+            assertThat(cq.under(k)).as("a CQ on adapter %d", k).isNotNull();
+            assertThat(cq.under(k).depth()).as("deep enough for the application's and the layer's completions")
+                    .isGreaterThanOrEqualTo(2 * 8);
+            assertThat(d.ownerOf(cq.under(k))).isSameAs(cq);
+        }
+        AdapterControl adapter = (AdapterControl) d.adapters().get(0);
+        adapter.injectFatalError("test: adapter 0");
+        awaitUnder(cq, 0, false);
+        long deadline = System.nanoTime() + Opened.WAIT.toNanos();
+        while (d.ownerOf(first) != null) {
+            assertThat(System.nanoTime()).as("the failed adapter's CQ let go").isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+        while (!closed(first)) {
+            assertThat(System.nanoTime()).as("the failed adapter's CQ closed").isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+        adapter.reset(Duration.ofSeconds(5));
+        awaitUnder(cq, 0, true);
+        assertThat(cq.under(0)).isNotSameAs(first);
+        assertThat(d.ownerOf(cq.under(0))).isSameAs(cq);
+
+        CompletionQueue[] under = {cq.under(0), cq.under(1)};
+        cq.close();
+        assertThat(cq.isClosed()).isTrue();
+        assertThrows(ResourceClosedException.class, () -> cq.poll(WorkCompletion.array(1)));
+        for (CompletionQueue u : under) {
+            assertThat(d.ownerOf(u)).isNull();
+            assertThrows(ResourceClosedException.class, () -> u.poll(WorkCompletion.array(1)), "the adapter's CQ is closed too");
+        }
+    }
+
+    private static boolean closed(CompletionQueue c) {
+        try {
+            c.poll(WorkCompletion.array(1));
+            return false;
+        } catch (ResourceClosedException e) {
+            return true;
+        } catch (RuntimeException e) {
+            return false; // its adapter's failure
+        }
+    }
+
+    private static void awaitUnder(FirstLevelCq cq, int k, boolean present) {
+        long deadline = System.nanoTime() + Opened.WAIT.toNanos();
+        while ((cq.under(k) != null) != present) {
+            assertThat(System.nanoTime()).as("the queue's CQ on adapter %d %s", k, present ? "made again" : "let go").isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+    }
+}
