@@ -1,5 +1,6 @@
 package dev.tandem.failover;
 
+import dev.tandem.verbs.AdapterControl;
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.LinkControl;
 import dev.tandem.verbs.Sge;
@@ -65,6 +66,25 @@ class MoveEventsTest {
                         assertThat(m.pauseNanos()).as("the pause").isPositive();
                     });
             assertThat(qa.sendAdapter()).isEqualTo(1 - dead);
+        }
+    }
+
+    /** Whichever evidence of an adapter's fatal error comes first (its event, a QP's error), the move names the adapter's failure. */
+    @Test
+    void aMoveAfterAnAdaptersFatalErrorNamesItWhicheverEvidenceCameFirst() throws Exception {
+        try (TwoNodes n = new TwoNodes(2, Topology.SWITCHED)) {
+            FailoverQueuePair qa = n.sa.failover();
+            FailoverWatch wa = n.a.watch();
+            int dead = qa.sendAdapter();
+            n.stream(100, 50, () -> ((AdapterControl) n.a.adapters().get(dead)).injectFatalError("test: a's adapter"));
+            List<FailoverEvent> mine = TwoNodes.eventsUntil(wa, FailoverEvent.Migrated.class).stream()
+                    .filter(e -> qpOf(e) == qa.qpNumber()).toList();
+            assertThat(mine).filteredOn(FailoverEvent.Holding.class::isInstance).singleElement().satisfies(e -> {
+                FailoverEvent.Holding h = (FailoverEvent.Holding) e;
+                assertThat(h.fromAdapter()).isEqualTo(dead);
+                assertThat(FailoverCause.of(h.cause())).as("cause %s", h.cause()).isEqualTo(FailoverCause.ADAPTER_FATAL);
+                assertThat(h.cause()).contains("adapter " + dead + " failed").contains("test: a's adapter");
+            });
         }
     }
 
