@@ -63,7 +63,8 @@ class MoveEventsTest {
                     .satisfies(e -> {
                         FailoverEvent.Migrated m = (FailoverEvent.Migrated) e;
                         assertThat(m.toAdapter()).as("the Sends run on the adapter with a link").isEqualTo(1 - dead);
-                        assertThat(m.pauseNanos()).as("the pause").isPositive();
+                        assertThat(m.pauseNanos()).as("the pause, from the first evidence").isPositive()
+                                .isLessThan(TwoNodes.WAIT.toNanos());
                     });
             assertThat(qa.sendAdapter()).isEqualTo(1 - dead);
         }

@@ -69,6 +69,7 @@ class WindowFailoverTest {
 
         assertThat(w.rkey()).as("the window's STag after the fail-over").isEqualTo(rkey);
         assertThat(w.isBound()).isTrue();
+        assertThat(qb.snapshot().windowsRebound()).as("windows bound again (b's dump)").isEqualTo(1);
         write(rkey, 100, (byte) 2, "a Write through the same rkey over the new path");
         assertThat(memory.get(ValueLayout.JAVA_BYTE, BASE + 100)).isEqualTo((byte) 2);
         assertThat(memory.get(ValueLayout.JAVA_BYTE, BASE + 100 + 63)).isEqualTo((byte) 2);
@@ -95,6 +96,7 @@ class WindowFailoverTest {
         FailoverWatch wb = nodes.b.watch();
         ((AdapterControl) nodes.b.adapters().get(qb.receivePathAdapter())).injectFatalError("test: after the window was invalidated");
         awaitMigrated(wb);
+        assertThat(qb.snapshot().windowsRebound()).as("an invalidated window is not bound again").isZero();
 
         nodes.sa.region().segment().asSlice(0, 64).fill((byte) 3);
         nodes.sa.qp().postSend(new WorkRequest.RdmaWrite(9, new Sge(nodes.sa.region(), 0, 64), 0, rkey, WrFlags.SIGNALED));
