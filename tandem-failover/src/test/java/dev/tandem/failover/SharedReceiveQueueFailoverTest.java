@@ -211,6 +211,7 @@ class SharedReceiveQueueFailoverTest {
 
         int x = ((FailoverSharedReceiveQueue) srq).adapter();
         AdapterControl failing = (AdapterControl) b.adapters().get(x);
+        FailoverWatch wb = b.watch();
         try (var _ = Busy.hold(b)) { // b's layer is busy: the CQ goes before it could read it
             failing.injectFatalError("test: the SRQ's adapter, before its receiver polled");
             failing.reset(Duration.ofMillis(50)); // at once, as a PCI error handler does
@@ -225,6 +226,21 @@ class SharedReceiveQueueFailoverTest {
             }
             assertThat(cqB[c].poll(wcs)).as("connection %d got nothing twice", c).isZero();
         }
+        // the queue moved once, for both connections: each move tells the 16 receives no message had reached, posted again
+        java.util.List<FailoverEvent> events = new java.util.ArrayList<>();
+        long deadline = System.nanoTime() + Opened.WAIT.toNanos();
+        for (int c = 0; c < 2; c++) {
+            int qpn = qb[c].qpNumber();
+            while (events.stream().noneMatch(e -> e instanceof FailoverEvent.Moved m && m.qpNumber() == qpn)) {
+                assertThat(System.nanoTime()).as("b's Moved for connection %d: %s", c, events).isLessThan(deadline);
+                FailoverEvent e = wb.poll(Duration.ofMillis(50));
+                if (e != null) {
+                    events.add(e);
+                }
+            }
+        }
+        assertThat(events).filteredOn(FailoverEvent.Moved.class::isInstance).extracting(e -> ((FailoverEvent.Moved) e).receivesReposted())
+                .as("receives posted again: %s", events).containsExactly(16, 16);
     }
 
     /**
