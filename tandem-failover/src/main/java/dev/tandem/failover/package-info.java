@@ -11,7 +11,8 @@
  *     {@code PathSetup} (connect, accept, joins, healing), {@code SendPosting} and {@code ReceivePosting}
  *     (what the application posts, logged in {@code SendLog} and {@code ReceiveLog}),
  *     {@code AdapterCompletions} (what the adapters complete, sorted), {@code Proofs} (a Send or Write
- *     completes only once the peer is shown to hold it), {@code Receiving} (every message checked before
+ *     completes only once the peer is shown to hold it; {@code ProofSchedule} decides when a proof goes),
+ *     {@code Receiving} (every message checked before
  *     delivery), {@code Heartbeats} (silent links).</li>
  * <li>The fail-over protocol: {@code ConnectionFailover} (a path fails; the receives move; the Sends move
  *     when the peer's MIGRATED comes), {@code PeerMail} (REPORT, MIGRATED and BYE through the
