@@ -172,8 +172,11 @@ final class Proofs {
         boolean due;
         qp.lock.lock();
         try {
+            if (!schedule.uncovered(qp.sendLog.lastPayload())) {
+                return false; // every empty poll asks: most of the time a proof covers everything, and nothing more is read
+            }
             long oldest = qp.sendLog.oldestPendingPayloadNanos();
-            if (!schedule.uncovered(qp.sendLog.lastPayload()) || oldest == 0) {
+            if (oldest == 0) {
                 return false;
             }
             due = ProofSchedule.due(oldest, System.nanoTime(), nanosAgo);
