@@ -129,18 +129,11 @@ class FirstLevelCqTest {
         }
         AdapterControl adapter = (AdapterControl) d.adapters().get(0);
         adapter.injectFatalError("test: adapter 0");
-        awaitUnder(cq, 0, false);
-        long deadline = System.nanoTime() + Opened.WAIT.toNanos();
-        while (d.ownerOf(first) != null) {
-            assertThat(System.nanoTime()).as("the failed adapter's CQ let go").isLessThan(deadline);
-            Thread.onSpinWait();
-        }
-        while (!closed(first)) {
-            assertThat(System.nanoTime()).as("the failed adapter's CQ closed").isLessThan(deadline);
-            Thread.onSpinWait();
-        }
+        Opened.await("the queue's CQ on adapter 0 let go", () -> cq.under(0) == null);
+        Opened.await("the failed adapter's CQ without an owner", () -> d.ownerOf(first) == null);
+        Opened.await("the failed adapter's CQ closed", () -> closed(first));
         adapter.reset(Duration.ofSeconds(5));
-        awaitUnder(cq, 0, true);
+        Opened.await("the queue's CQ on adapter 0 made again", () -> cq.under(0) != null);
         assertThat(cq.under(0)).isNotSameAs(first);
         assertThat(d.ownerOf(cq.under(0))).isSameAs(cq);
 
@@ -162,14 +155,6 @@ class FirstLevelCqTest {
             return true;
         } catch (RuntimeException e) {
             return false; // its adapter's failure
-        }
-    }
-
-    private static void awaitUnder(FirstLevelCq cq, int k, boolean present) {
-        long deadline = System.nanoTime() + Opened.WAIT.toNanos();
-        while ((cq.under(k) != null) != present) {
-            assertThat(System.nanoTime()).as("the queue's CQ on adapter %d %s", k, present ? "made again" : "let go").isLessThan(deadline);
-            Thread.onSpinWait();
         }
     }
 }

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /** What a test opened, closed in reverse order after it; and a connection made through a listener that closes once connected. */
 final class Opened implements AutoCloseable {
@@ -35,6 +36,17 @@ final class Opened implements AutoCloseable {
         }
         if (qa instanceof FailoverQueuePair fa && qb instanceof FailoverQueuePair fb) {
             awaitAllPaths(fa, fb);
+        }
+    }
+
+    /** Waits (bounded by {@link #WAIT}) until {@code done} holds; fails naming {@code what} it waited for. */
+    static void await(String what, BooleanSupplier done) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("waited " + WAIT.toSeconds() + " s for " + what);
+            }
+            Thread.onSpinWait();
         }
     }
 

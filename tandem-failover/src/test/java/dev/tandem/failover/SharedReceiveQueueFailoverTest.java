@@ -286,19 +286,12 @@ class SharedReceiveQueueFailoverTest {
         SharedReceiveQueue lost = srq.under(first);
         AdapterControl dying = (AdapterControl) b.adapters().get(first);
         dying.injectFatalError("test: the SRQ's adapter, before any connection");
-        long deadline = System.nanoTime() + 2 * Opened.WAIT.toNanos();
-        while (srq.adapter() == first) {
-            assertThat(System.nanoTime()).as("the receives to leave the failed adapter").isLessThan(deadline);
-            Thread.onSpinWait();
-        }
+        Opened.await("the receives to leave the failed adapter", () -> srq.adapter() != first);
         assertThat(srq.adapter()).as("the receives followed the queue to the adapter that works").isEqualTo(other);
         assertThat(srq.under(first)).as("the SRQ of the failed adapter is gone").isNull();
         assertThat(b.ownerOf(lost)).as("and no longer owned").isNull();
         dying.reset(Duration.ofSeconds(5));
-        while (srq.under(first) == null) {
-            assertThat(System.nanoTime()).as("the SRQ made again on the adapter that was reset").isLessThan(deadline);
-            Thread.onSpinWait();
-        }
+        Opened.await("the SRQ made again on the adapter that was reset", () -> srq.under(first) != null);
         assertThat(b.ownerOf(srq.under(first))).isSameAs(srq);
 
         CompletionQueue cqA = opened.keep(a.createCompletionQueue(16));
