@@ -67,7 +67,7 @@ class FailoverTest {
         int path = ((FailoverSharedReceiveQueue) nodes.sb.srq()).adapter();
         nodes.stream(MESSAGES, MESSAGES / 2, () -> ((AdapterControl) nodes.b.adapters().get(path))
                 .injectFatalError("test: the adapter of b's shared receive queue"));
-        assertThat(TwoNodes.events(wb)).anyMatch(e -> e instanceof FailoverEvent.Migrated);
+        assertThat(TwoNodes.eventsUntil(wb, FailoverEvent.Migrated.class)).anyMatch(e -> e instanceof FailoverEvent.Migrated);
     }
 
     @Test
