@@ -34,6 +34,8 @@ final class Connection {
     volatile Failure pendingTerminate;
     volatile long teardownDeadline;
     private volatile boolean closed;
+    /** The first write the socket refused; null while none was. */
+    private volatile IOException writeFailure;
 
     Connection(IwQueuePair qp, SocketChannel channel, boolean crc, int ird, int ord, int maxUlpdu, Link link, PeerIncarnation peer)
             throws IOException {
@@ -64,13 +66,30 @@ final class Connection {
         return closed;
     }
 
+    /**
+     * The socket refused a write ({@code e}): nothing more goes out, and the QP does not fail yet. The
+     * peer may have ended the stream with a Terminate or a close the receiver has not read yet, and that,
+     * not the refused write, is the QP's cause: the engine's next cycle has the receiver read what is
+     * there first ({@link Receiver#afterWriteFailure}).
+     */
+    void writeFailed(IOException e) {
+        if (writeFailure == null) {
+            writeFailure = e;
+        }
+    }
+
+    /** The first write the socket refused, or null. */
+    IOException writeFailure() {
+        return writeFailure;
+    }
+
     /** True once the stream may be dropped from the engine: closed, or a Terminate sent or overdue. */
     boolean tearDownIfDue() {
         if (closed) {
             return true;
         }
         Failure t = pendingTerminate;
-        if (t == null || tx.terminateSent() || System.nanoTime() - teardownDeadline > 0) {
+        if (t == null || tx.terminateSent() || writeFailure != null || System.nanoTime() - teardownDeadline > 0) {
             close();
             return true;
         }

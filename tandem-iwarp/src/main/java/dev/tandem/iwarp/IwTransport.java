@@ -275,6 +275,10 @@ final class IwTransport implements Transport {
                 }
                 work += c.rx.poll();
                 work += c.tx.poll();
+                IOException refused = c.writeFailure();
+                if (refused != null && !qp.inError()) {
+                    work += c.rx.afterWriteFailure(refused);
+                }
                 if (qp.inError() && c.tearDownIfDue()) {
                     // a QP the transmitter failed in this cycle may still hold a half-filled Receive
                     // that only the receiver can complete: the receiver's poll of a failed QP flushes it

@@ -35,6 +35,8 @@ import java.util.zip.CRC32C;
 final class Receiver {
     private static final int MIN_HEADER = 2 + FpduDescriptor.TAGGED_HEADER_LENGTH;
     private static final int UNTAGGED_HEADER = FpduDescriptor.UNTAGGED_HEADER_LENGTH + 2;
+    /** Polls per duty cycle that read on after a refused write (each returns at a completion): enough for a socket's buffer. */
+    private static final int MAX_ROUNDS_AFTER_WRITE_FAILURE = 1024;
 
     private final Connection c;
     private final QpContext qp;
@@ -708,6 +710,24 @@ final class Receiver {
             receive = null;
             qp.completeReceive(r, status, 0, 0, 0, 0);
         }
+    }
+
+    /**
+     * After the socket refused a write ({@code refused}): reads what the peer sent before the stream broke, so
+     * that its Terminate or its close gives the QP its cause, as when nothing was written; once nothing more
+     * is there to read, the refused write is the cause. Engine's duty cycle only. Returns work done.
+     */
+    int afterWriteFailure(IOException refused) {
+        int work = 0;
+        for (int round = 0; round < MAX_ROUNDS_AFTER_WRITE_FAILURE && !qp.inError(); round++) {
+            int n = poll();
+            if (n == 0) {
+                qp.connectionLost(refused, inProgress(CompletionStatus.WR_FLUSH_ERR, 0, 0, 0));
+                return work + 1;
+            }
+            work += n;
+        }
+        return work; // more to read than one cycle takes: the next cycle goes on
     }
 
     private void endOfStream() {

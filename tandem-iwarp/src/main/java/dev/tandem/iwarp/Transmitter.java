@@ -128,10 +128,11 @@ final class Transmitter {
 
     /**
      * Transmits what it can without blocking; returns a count of work done (0 when idle, busy elsewhere,
-     * or the link is down: then everything stays as it is, to go out once the link is up).
+     * or the link is down: then everything stays as it is, to go out once the link is up; or once the socket
+     * refused a write: see {@link Connection#writeFailed}).
      */
     int poll() {
-        if (c.link.isDown()) {
+        if (c.link.isDown() || c.writeFailure() != null) {
             return 0;
         }
         int work = 0;
@@ -140,7 +141,8 @@ final class Transmitter {
                 work += run();
             } catch (IOException e) {
                 busy.set(false);
-                qp.connectionLost(e);
+                c.writeFailed(e); // the engine's next cycle reads what the peer sent before, then fails the QP
+                qp.wakeEngine();
                 return work + 1;
             } finally {
                 busy.set(false);

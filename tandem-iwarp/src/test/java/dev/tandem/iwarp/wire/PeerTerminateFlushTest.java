@@ -1,10 +1,12 @@
 package dev.tandem.iwarp.wire;
 
+import dev.tandem.iwarp.EngineHold;
 import dev.tandem.iwarp.wire.TransmitWire.Frame;
 import dev.tandem.verbs.AsyncErrorException;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionStatus;
+import dev.tandem.verbs.QpFailure;
 import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.ReceiveRequest;
 import dev.tandem.verbs.Sge;
@@ -13,8 +15,10 @@ import dev.tandem.verbs.WorkRequest;
 import dev.tandem.verbs.WrFlags;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
 
@@ -25,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * A peer's Terminate fails the QP: the oldest request already on the wire completes with the
  * status the Terminate implies and its code as vendor error; everything behind it, and anything
  * never transmitted, is flushed (WR_FLUSH_ERR, no vendor error) in posting order; the error event
- * comes before DISCONNECTED, and the next post reports the error once.
+ * comes before DISCONNECTED, and the next post reports the error once. A Terminate the peer follows with
+ * its close stays the cause when a write on the ended stream fails before the receiver read the Terminate.
  */
 @Timeout(60)
 class PeerTerminateFlushTest {
@@ -113,6 +118,53 @@ class PeerTerminateFlushTest {
             w.awaitEvent(AsyncEventType.QP_FATAL, "the peer's Terminate");
             assertCompletion(w.completion("the Send held in SQD"), 1, CompletionStatus.WR_FLUSH_ERR, CompletionOpcode.SEND, 0);
             assertCompletion(w.completion("the Write held in SQD"), 2, CompletionStatus.WR_FLUSH_ERR, CompletionOpcode.RDMA_WRITE, 0);
+        }
+    }
+
+    /**
+     * The peer sends a Terminate and ends the stream (FIN, or RST); the application posts on, and the socket refuses a
+     * write before the receiver has read the Terminate (the engine's duty cycle is held meanwhile). The Terminate, not
+     * the refused write, is the QP's cause: the access error event, and its status on the Read it answers.
+     */
+    @ParameterizedTest(name = "crc={0}, peer resets={1}")
+    @CsvSource({"true,false", "true,true", "false,false", "false,true"})
+    void aTerminateStaysTheCauseWhenAWriteOnTheEndedStreamFailsBeforeTheReceiverReadsIt(boolean crc, boolean reset) {
+        try (TransmitWire w = wire(crc, 1)) {
+            w.qp.postSend(new WorkRequest.RdmaRead(1, new Sge(w.region, 0, 16), 0, PEER_RKEY, WrFlags.SIGNALED));
+            assertThat(w.next("the Read Request").fpdu().opcode()).isEqualTo(RdmapOpcode.READ_REQUEST);
+            List<Long> posted = new ArrayList<>(List.of(1L));
+            try (EngineHold _ = EngineHold.of(w.device)) {
+                peerTerminates(w, TerminateCode.RDMAP_INVALID_STAG);
+                if (reset) {
+                    w.peer.reset();
+                } else {
+                    w.peer.close();
+                }
+                // the first write after a FIN is taken (the peer answers it with a reset), a later one is refused
+                for (long id = 2; !EngineHold.writeRefused(w.qp); id++) {
+                    assertThat(id).as("Sends posted before the socket refused a write on the ended stream").isLessThan(64);
+                    w.qp.postSend(new WorkRequest.Send(id, new Sge(w.region, 0, 8), WrFlags.SIGNALED));
+                    posted.add(id);
+                }
+                assertThat(w.qp.state()).as("the QP while the receiver has not read the Terminate").isEqualTo(QpState.RTS);
+            }
+            w.awaitEvent(AsyncEventType.QP_ACCESS_ERROR, "the peer's Terminate");
+            w.awaitEvent(AsyncEventType.DISCONNECTED, "the end of the connection");
+            QpFailure f = w.qp.failure().orElseThrow();
+            assertThat(f.kind()).as(f.toString()).isEqualTo(QpFailure.Kind.REMOTE_ERROR);
+            assertThat(f.detail()).contains("Terminate");
+            assertCompletion(w.completion("the Read the Terminate answers"), 1, CompletionStatus.REM_ACCESS_ERR, CompletionOpcode.RDMA_READ,
+                    TerminateCode.RDMAP_INVALID_STAG.bits());
+            // in posting order: a Send the socket took before the stream ended completed when it went out; the refused one
+            // and any later are flushed
+            for (long id : posted.subList(1, posted.size())) {
+                WorkCompletion wc = w.completion("Send " + id);
+                assertThat(wc.wrId()).as(wc.toString()).isEqualTo(id);
+                assertThat(wc.status()).as(wc.toString()).isIn(CompletionStatus.SUCCESS, CompletionStatus.WR_FLUSH_ERR);
+                if (id == posted.getLast()) {
+                    assertThat(wc.status()).as("the Send whose write was refused: " + wc).isEqualTo(CompletionStatus.WR_FLUSH_ERR);
+                }
+            }
         }
     }
 }
