@@ -2,6 +2,8 @@ package dev.tandem.failover;
 
 import dev.tandem.verbs.Access;
 import dev.tandem.verbs.AdapterControl;
+import dev.tandem.verbs.AsyncEvent;
+import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.CompletionOpcode;
 import dev.tandem.verbs.CompletionQueue;
 import dev.tandem.verbs.CompletionStatus;
@@ -116,6 +118,31 @@ class EndOfConnectionTest {
             assertThat(System.nanoTime()).as("waiting for a's QP to end after b's disconnect (%s)", qa.state()).isLessThan(deadline);
             Thread.onSpinWait();
         }
+        List<WorkCompletion> sent = drain(cqA, 8);
+        assertThat(sent).extracting(WorkCompletion::wrId).as("completions in posting order").containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L);
+        assertThat(sent).extracting(WorkCompletion::status).as("Sends b received").containsOnly(CompletionStatus.SUCCESS);
+        assertThat(cqA.poll(WorkCompletion.array(4))).as("nothing completes twice").isZero();
+    }
+
+    /**
+     * As above, with the order fixed: a's application polls only after a's connection ended on b's BYE (its
+     * DISCONNECTED came), so no proof of its own went before the end: the end itself settles what left the
+     * adapter, and the Sends b received complete SUCCESS, in posting order, each once.
+     */
+    @Test
+    void sendsThePeerReceivedCompleteSuccessfullyWhenTheApplicationPollsOnlyAfterTheEnd() throws Exception {
+        connect(FailoverConfig.of("a", List.of("iwarp://127.0.1.1", "iwarp://127.0.2.1")).withProofEvery(1000)
+                .withProofAfter(Duration.ofSeconds(30)), 16);
+        for (int i = 0; i < 8; i++) {
+            qa.postSend(new WorkRequest.Send(i, new Sge(mrA, (long) i * SIZE, SIZE), WrFlags.SIGNALED));
+        }
+        List<WorkCompletion> received = drain(cqB, 8);
+        assertThat(received).extracting(WorkCompletion::status).as("b's receives").containsOnly(CompletionStatus.SUCCESS);
+        qb.disconnect();
+        Opened.await("a's DISCONNECTED after b's disconnect", () -> {
+            AsyncEvent e = a.pollAsyncEvent(Duration.ofMillis(10));
+            return e != null && e.resource() == qa && e.type() == AsyncEventType.DISCONNECTED;
+        });
         List<WorkCompletion> sent = drain(cqA, 8);
         assertThat(sent).extracting(WorkCompletion::wrId).as("completions in posting order").containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L);
         assertThat(sent).extracting(WorkCompletion::status).as("Sends b received").containsOnly(CompletionStatus.SUCCESS);
