@@ -2,6 +2,8 @@ package dev.tandem.failover;
 
 import dev.tandem.provider.ResourceLimits;
 import dev.tandem.provider.Validation;
+import dev.tandem.verbs.AsyncEvent;
+import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QpState;
@@ -42,6 +44,8 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
     private volatile int adapter;
     /** The receives are being moved: posts are only logged until they are posted on the new adapter. */
     private boolean moving;
+    /** The limit the application armed and no event has answered yet (0: none): a move arms it again where the receives go. */
+    private int armed;
     /** The connections that take their receives from it. */
     private final Set<FailoverQueuePair> users = ConcurrentHashMap.newKeySet();
 
@@ -86,6 +90,7 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
                         log.nextEpoch();
                         adapter = y;
                         postUnposted();
+                        rearm();
                         break;
                     }
                 }
@@ -237,6 +242,7 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
             adapter = y;
             moving = false;
             reposted = postUnposted();
+            rearm();
         }
         refresh(x);
         for (int i = 0; i < connected.size(); i++) {
@@ -278,6 +284,43 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
             }
         }
         return n;
+    }
+
+    /**
+     * The receives were posted on another adapter: the limit the application armed is armed there, or, when
+     * fewer receives than it are left already, its event is raised now (the adapter's own would come only at
+     * the next arrival). Lock held.
+     */
+    private void rearm() {
+        int limit = armed;
+        SharedReceiveQueue s = under.get(adapter);
+        if (limit == 0 || s == null) {
+            return;
+        }
+        int posted = log.pending();
+        if (posted < limit) {
+            armed = 0;
+            pd.failoverDevice().raise(new AsyncEvent(AsyncEventType.SRQ_LIMIT_REACHED, this,
+                    "posted buffers dropped below the armed limit of " + limit + " (" + posted + " left after a move)"));
+            return;
+        }
+        try {
+            s.armLimit(limit);
+        } catch (RuntimeException e) {
+            // the adapter is failing as well: its move arms the limit again
+        }
+    }
+
+    /**
+     * An adapter's SRQ under this one reported its armed limit reached: whether the application hears of it (once per
+     * {@link #armLimit}; a stale adapter's report after the limit was answered is dropped).
+     */
+    synchronized boolean limitReached() {
+        if (armed == 0) {
+            return false;
+        }
+        armed = 0;
+        return true;
     }
 
     /**
@@ -377,11 +420,25 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
         return log.pending();
     }
 
+    /** Arms the limit event (one shot), here and, after a move, on the adapter the receives went to. */
     @Override
     public void armLimit(int limit) {
-        SharedReceiveQueue s = under.get(adapter);
-        if (s != null) {
-            s.armLimit(limit);
+        if (closed) {
+            throw new ResourceClosedException("shared receive queue is closed");
+        }
+        if (limit <= 0 || limit > maxWr) {
+            throw new InvalidArgumentException("SRQ limit " + limit + " must be within 1.." + maxWr);
+        }
+        synchronized (this) {
+            armed = limit;
+            SharedReceiveQueue s = under.get(adapter);
+            if (!moving && s != null) {
+                try {
+                    s.armLimit(limit);
+                } catch (RuntimeException e) {
+                    // the adapter is failing: its move arms the limit where the receives go
+                }
+            }
         }
     }
 

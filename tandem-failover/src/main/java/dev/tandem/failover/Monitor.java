@@ -284,6 +284,9 @@ final class Monitor {
                 return;
             }
         }
+        if (mine instanceof FailoverSharedReceiveQueue srq && type == AsyncEventType.SRQ_LIMIT_REACHED && !srq.limitReached()) {
+            return; // answered already (a move armed it on another adapter too)
+        }
         if (mine != null) {
             device.raise(new AsyncEvent(type, mine, e.detail()));
         }
