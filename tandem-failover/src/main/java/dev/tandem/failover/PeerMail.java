@@ -156,10 +156,15 @@ final class PeerMail {
                 qp.device.keys().incarnation(), lost);
     }
 
-    /** Where records go: the receive path while it is up, else the path receives would move to. Lock held. */
+    /**
+     * Where records go: the receive path while it is up and its QP runs, else the path receives would move to.
+     * Not a path whose QP ended while it is still up (the peer closed it and this side waits for a BYE): every
+     * write there is flushed and would go again at once, over and over until the wait is over. Lock held.
+     */
     private Path liveReceivePath() {
         Path via = qp.paths.receivePath();
-        return via != null && via.up ? via : qp.moves().chooseReceivePath();
+        QueuePair q = via == null ? null : via.qp;
+        return via != null && via.up && q != null && q.state() == QpState.RTS ? via : qp.moves().chooseReceivePath();
     }
 
     /** Writes {@code r} into the peer's mailbox over {@code via}; a path that refuses it fails (and the record goes again elsewhere). Lock held. */
