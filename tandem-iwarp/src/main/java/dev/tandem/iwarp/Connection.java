@@ -96,7 +96,10 @@ final class Connection {
         return false;
     }
 
-    /** Closes the stream (the peer sees FIN): now, or once the link is up again while it is down. */
+    /**
+     * Closes the stream: now, or once the link is up again while it is down. The peer sees FIN, or RST when bytes
+     * it sent are left unread here (a QP in ERROR reads nothing more).
+     */
     void close() {
         if (!closed) {
             closed = true;
