@@ -256,8 +256,7 @@ final class ConnectionFailover {
         Path best = null;
         int bestScore = -1;
         for (Path p : qp.paths.all()) {
-            QueuePair q = p.qp;
-            if (!p.up || q == null || q.state() != QpState.RTS || !qp.device.usable(p.local)) {
+            if (!p.runs() || !qp.device.usable(p.local)) {
                 continue;
             }
             int score = (p.id == qp.paths.send ? 2 : 0) + (p.local == qp.receiveAdapter() ? 1 : 0);

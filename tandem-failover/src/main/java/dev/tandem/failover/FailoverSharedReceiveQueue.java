@@ -6,7 +6,6 @@ import dev.tandem.verbs.AsyncEvent;
 import dev.tandem.verbs.AsyncEventType;
 import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.ProtectionDomain;
-import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.ReceiveRequest;
 import dev.tandem.verbs.ResourceClosedException;
 import dev.tandem.verbs.ResourceInUseException;
@@ -175,7 +174,7 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
     private static Path livePathOn(FailoverQueuePair qp, int k) {
         Path best = null;
         for (Path p : qp.paths.all()) {
-            if (p.up && p.local == k && p.qp != null && p.qp.state() == QpState.RTS) {
+            if (p.local == k && p.runs()) {
                 if (best == null || p.id == qp.paths.send) {
                     best = p;
                 }

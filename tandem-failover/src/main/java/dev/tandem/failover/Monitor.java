@@ -273,6 +273,9 @@ final class Monitor {
             if (!p.holds((QueuePair) resource)) {
                 return; // a QP the path has left since
             }
+            if (failure(type)) {
+                p.endReported = (QueuePair) resource; // its completions are all in its CQ: the adapter raises its end after them
+            }
             if (failure(type) && qp.brokenPath(p)) {
                 qp.moves().failover(p, (QueuePair) resource, e.detail());
                 return;

@@ -1,5 +1,6 @@
 package dev.tandem.failover;
 
+import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueuePair;
 
 import java.util.concurrent.atomic.AtomicLong;
@@ -36,6 +37,11 @@ final class Path {
      * probe is posted; whichever thread polls the probe's answer clears it (the two race: atomic).
      */
     final AtomicLong heartbeatSent = new AtomicLong();
+    /**
+     * The adapter QP whose end (its error or DISCONNECTED event) the adapter reported: an adapter raises
+     * it after the QP's last completion, so every completion of that QP is in its CQ by then. The monitor sets it.
+     */
+    volatile QueuePair endReported;
     /** When the peer closed this QP without a BYE (0 while it did not), which QP, and why. */
     long closedSince;
     QueuePair closedQp;
@@ -50,6 +56,23 @@ final class Path {
     /** Whether {@code q} is this path's QP now (evidence about an earlier QP says nothing about the path). */
     boolean holds(QueuePair q) {
         return q != null && q == qp;
+    }
+
+    /** Whether it is up and its QP runs (RTS): a path records can be written over. */
+    boolean runs() {
+        QueuePair q = qp;
+        return up && q != null && q.state() == QpState.RTS;
+    }
+
+    /**
+     * Whether its QP may still give the work on it an outcome of its own: it is up and its QP runs (its
+     * end, a Terminate or the peer's close, may be on its way), or it ended and the adapter has not
+     * reported that yet (the ending QP's completions, a receive refused with REM_INV_REQ_ERR, may still
+     * be coming). A flush by the layer before that would take the place of the adapter's outcome.
+     */
+    boolean ending() {
+        QueuePair q = qp;
+        return up && q != null && (q.state() == QpState.RTS || endReported != q);
     }
 
     /** Forgets what the last set-up left: a closed-without-BYE in wait, an outstanding probe. */

@@ -137,12 +137,11 @@ final class PeerMail {
 
     /** Writes the BYE over path {@code p}, if it runs; false when it does not take it. Lock held. */
     private boolean sayByeOn(Path p, Hello peer) {
-        QueuePair q = p.qp;
-        if (!p.up || q == null || q.state() != QpState.RTS) {
+        if (!p.runs()) {
             return false;
         }
         try {
-            qp.mailbox.send(q, p.id, peer.mailboxStag(), FailoverQueuePair.CONTROL | MAIL | Mailbox.BYE,
+            qp.mailbox.send(p.qp, p.id, peer.mailboxStag(), FailoverQueuePair.CONTROL | MAIL | Mailbox.BYE,
                     record(Mailbox.BYE, p.id, p.generation, null));
             return true;
         } catch (RuntimeException e) {
@@ -163,8 +162,7 @@ final class PeerMail {
      */
     private Path liveReceivePath() {
         Path via = qp.paths.receivePath();
-        QueuePair q = via == null ? null : via.qp;
-        return via != null && via.up && q != null && q.state() == QpState.RTS ? via : qp.moves().chooseReceivePath();
+        return via != null && via.runs() ? via : qp.moves().chooseReceivePath();
     }
 
     /** Writes {@code r} into the peer's mailbox over {@code via}; a path that refuses it fails (and the record goes again elsewhere). Lock held. */
@@ -242,11 +240,10 @@ final class PeerMail {
             if (byeSeen == 0) {
                 byeSeen = now;
             }
-            Path p = qp.paths.sendPath();
-            QueuePair q = p == null ? null : p.qp;
-            if (q != null && q.state() == QpState.RTS && now - byeSeen < FailoverQueuePair.BYE_WAIT.toNanos()) {
-                // the path's own end (the peer's Terminate or close, sent before its BYE over another path) may
-                // still be on its way: it, not a flush, gives the work in flight its outcome, as on a plain adapter
+            if (now - byeSeen < FailoverQueuePair.BYE_WAIT.toNanos() && carriersEnding()) {
+                // a path's own end (the peer's Terminate or close, sent before its BYE over another path, or this
+                // side's own refusal of the peer's request, the Terminate that made the peer say BYE) may still be
+                // on its way or in the adapter: it, not a flush, gives the work in flight its outcome, as on a plain adapter
                 return;
             }
             byeSeq = bye.seq();
@@ -280,6 +277,13 @@ final class PeerMail {
             }
             // else the path is being set up here still (its join): the record is taken once it is
         }
+    }
+
+    /** Whether the path of the Sends or the path of the receives may still give the work on it its own outcome ({@link Path#ending}). */
+    private boolean carriersEnding() {
+        Path send = qp.paths.sendPath();
+        Path receive = qp.paths.receivePath();
+        return send != null && send.ending() || receive != null && receive.ending();
     }
 
     static boolean newer(int seq, int seen) {

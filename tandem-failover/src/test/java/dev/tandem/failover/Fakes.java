@@ -2,6 +2,7 @@ package dev.tandem.failover;
 
 import dev.tandem.verbs.MemoryRegion;
 import dev.tandem.verbs.MemoryWindow;
+import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.WorkRequest;
 
@@ -11,7 +12,7 @@ import java.util.List;
 /**
  * Stand-ins for the unit tests of the layer's data classes: verbs objects that only need to exist
  * (a region an {@code Sge} names, a window a bind names) and a queue pair that records what is
- * posted to it. Any other call fails the test.
+ * posted to it, or one in a state the test sets. Any other call fails the test.
  */
 final class Fakes {
     private Fakes() {
@@ -35,6 +36,19 @@ final class Fakes {
                         posted.add((WorkRequest) args[0]);
                         yield null;
                     }
+                    case "toString" -> "fake QP " + qpNumber;
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    default -> throw new UnsupportedOperationException("fake QP: " + m.getName());
+                });
+    }
+
+    /** A queue pair numbered {@code qpNumber} whose state is what {@code state} holds when asked. */
+    static QueuePair qpIn(int qpNumber, java.util.function.Supplier<QpState> state) {
+        return (QueuePair) Proxy.newProxyInstance(Fakes.class.getClassLoader(), new Class<?>[] {QueuePair.class}, (proxy, m, args) ->
+                switch (m.getName()) {
+                    case "qpNumber" -> qpNumber;
+                    case "state" -> state.get();
                     case "toString" -> "fake QP " + qpNumber;
                     case "hashCode" -> System.identityHashCode(proxy);
                     case "equals" -> proxy == args[0];

@@ -1,10 +1,12 @@
 package dev.tandem.failover;
 
+import dev.tandem.verbs.QpState;
 import dev.tandem.verbs.QueuePair;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -161,5 +163,49 @@ class PathsTest {
         assertThat(p.closedCause).isNull();
         assertThat(p.downCause).isNull();
         assertThat(p.heartbeatSent.get()).isZero();
+    }
+
+    @Test
+    void recordsGoOnlyOverAPathThatIsUpAndWhoseQpRuns() {
+        AtomicReference<QpState> state = new AtomicReference<>(QpState.RTS);
+        Path p = new Path(3, 0, 3);
+        assertThat(p.runs()).as("no QP yet").isFalse();
+        p.qp = Fakes.qpIn(1, state::get);
+        assertThat(p.runs()).as("set up, not up yet").isFalse();
+        p.up = true;
+        assertThat(p.runs()).isTrue();
+        for (QpState s : List.of(QpState.ERROR, QpState.SQD, QpState.RTR, QpState.RESET)) {
+            state.set(s);
+            assertThat(p.runs()).as("its QP in %s", s).isFalse();
+        }
+        state.set(QpState.RTS);
+        p.up = false;
+        assertThat(p.runs()).as("failed (its QP may not know yet)").isFalse();
+    }
+
+    /**
+     * A peer's BYE ends the connection only once its paths said what they have to say: a QP that runs may
+     * still get its end (the peer's Terminate, sent before the BYE over another path), and one that ended
+     * may not have completed its work yet (its adapter reports the end after the last completion).
+     */
+    @Test
+    void aPathIsEndingWhileItsQpRunsOrItsEndIsNotReportedYet() {
+        AtomicReference<QpState> state = new AtomicReference<>(QpState.RTS);
+        Path p = new Path(3, 0, 3);
+        assertThat(p.ending()).as("no QP").isFalse();
+        QueuePair q = Fakes.qpIn(1, state::get);
+        p.qp = q;
+        p.up = true;
+        assertThat(p.ending()).as("its QP runs: its end may be on its way").isTrue();
+        state.set(QpState.ERROR);
+        assertThat(p.ending()).as("ended, the adapter has not reported it: completions may be coming").isTrue();
+        p.endReported = Fakes.qpIn(2, () -> QpState.ERROR);
+        assertThat(p.ending()).as("the end reported is an earlier QP's").isTrue();
+        p.endReported = q;
+        assertThat(p.ending()).as("ended and reported: every completion of it is out").isFalse();
+        state.set(QpState.RTS);
+        assertThat(p.ending()).as("runs (a report of an end does not stop a running QP's own end)").isTrue();
+        p.up = false;
+        assertThat(p.ending()).as("a failed path: its work moved, the layer gives it its outcome").isFalse();
     }
 }
