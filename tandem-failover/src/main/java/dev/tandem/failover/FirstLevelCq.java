@@ -56,6 +56,11 @@ final class FirstLevelCq implements CompletionQueue {
     private long solicitedEvents;
     private int armed = DISARMED;
     private int waiters;
+    /**
+     * How long a waiter sleeps before it looks at the adapters' CQs itself: a wake-up that never comes (an
+     * arming that raced a completion) costs at most this. Tests lengthen it to see that every wake-up comes.
+     */
+    long lookAfterNanos = TimeUnit.MILLISECONDS.toNanos(10);
     private boolean overflowed;
     private boolean overflowReported;
     /** When the application last polled: a queue nobody polls is swept by the monitor, so an overflow still shows. */
@@ -253,7 +258,7 @@ final class FirstLevelCq implements CompletionQueue {
                 armUnder();
                 long left = nanos;
                 while ((solicitedOnly ? solicitedEvents : anyEvents) == seen && left > 0 && !closed) {
-                    arrived.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
+                    arrived.awaitNanos(Math.min(left, lookAfterNanos));
                     if ((solicitedOnly ? solicitedEvents : anyEvents) == seen) {
                         pollThrough();
                         armUnder();
@@ -267,6 +272,16 @@ final class FirstLevelCq implements CompletionQueue {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Threads waiting in {@link #await} or {@link #awaitEvent} now (for tests that must act while one waits). */
+    int waiters() {
+        lock.lock();
+        try {
+            return waiters;
         } finally {
             lock.unlock();
         }

@@ -157,4 +157,147 @@ class FirstLevelCqTest {
             return false; // its adapter's failure
         }
     }
+
+    // ---------------------------------------------------------------- waiting: every wake-up comes, none too many
+
+    private static final long HOUR = TimeUnit.HOURS.toNanos(1);
+
+    /** A queue with one QP on it whose waiters would look at the adapters themselves only after an hour. */
+    private Waiting waiting() {
+        FailoverDevice d = device();
+        FirstLevelCq cq = (FirstLevelCq) opened.keep(d.createCompletionQueue(8));
+        ProtectionDomain pd = opened.keep(d.allocateProtectionDomain());
+        FailoverQueuePair qp = (FailoverQueuePair) opened.keep(pd.createQueuePair(QueuePairConfig.of(cq)));
+        cq.lookAfterNanos = HOUR;
+        return new Waiting(cq, qp);
+    }
+
+    private record Waiting(FirstLevelCq cq, FailoverQueuePair qp) {
+        /** Runs {@code wait} on a thread of its own; returns once that thread waits in the queue. */
+        <T> Waiter<T> start(java.util.function.Supplier<T> wait) {
+            Waiter<T> w = new Waiter<>(wait);
+            Opened.await("the waiter waits in the queue", () -> cq.waiters() == 1 || w.done.isDone());
+            assertThat(w.done).as("the waiter returned before anything was queued").isNotDone();
+            return w;
+        }
+
+        void queue(long wrId, CompletionStatus status, int flags) {
+            assertThat(cq.deliver(qp, -1, wrId, status, CompletionOpcode.RECV, 8, 0, flags, 0)).isTrue();
+        }
+    }
+
+    /** A thread that waits in the queue; {@link #result} bounds the wait for its answer, and stops it when none comes. */
+    private static final class Waiter<T> {
+        final java.util.concurrent.CompletableFuture<T> done = new java.util.concurrent.CompletableFuture<>();
+        final Thread thread;
+
+        Waiter(java.util.function.Supplier<T> wait) {
+            thread = Thread.ofPlatform().name("first-level-cq-test-waiter").start(() -> {
+                try {
+                    done.complete(wait.get());
+                } catch (RuntimeException e) {
+                    done.completeExceptionally(e);
+                }
+            });
+        }
+
+        T result(String what) throws Exception {
+            try {
+                return done.get(10, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new AssertionError(what + ": the waiter did not wake within 10 s", e);
+            } finally {
+                thread.interrupt();
+                thread.join(TimeUnit.SECONDS.toMillis(10));
+                assertThat(thread.isAlive()).as("the waiter thread ended").isFalse();
+            }
+        }
+    }
+
+    /**
+     * A completion the layer queues (a Send its proof released, a receive rebuilt from its header) wakes a
+     * thread in {@code await} at once: its own look at the adapters is an hour away here.
+     */
+    @Test
+    void aCompletionTheLayerQueuesWakesAWaiter() throws Exception {
+        Waiting q = waiting();
+        WorkCompletion[] out = WorkCompletion.array(4);
+        Waiter<Integer> w = q.start(() -> q.cq().await(out, Duration.ofHours(1)));
+        q.queue(7, CompletionStatus.SUCCESS, 0);
+        assertThat(w.result("an unsolicited completion")).isEqualTo(1);
+        assertThat(out[0].wrId()).isEqualTo(7);
+        assertThat(q.cq().waiters()).as("no waiter left behind").isZero();
+    }
+
+    /** {@code awaitEvent(solicitedOnly)} wakes at a solicited completion and at any completion in error. */
+    @Test
+    void aSolicitedWaiterWakesAtASolicitedCompletionAndAtAnError() throws Exception {
+        Waiting q = waiting();
+        Waiter<Boolean> w = q.start(() -> q.cq().awaitEvent(true, Duration.ofHours(1)));
+        q.queue(1, CompletionStatus.SUCCESS, WorkCompletion.FLAG_SOLICITED);
+        assertThat(w.result("a solicited completion")).isTrue();
+        w = q.start(() -> q.cq().awaitEvent(true, Duration.ofHours(1)));
+        q.queue(2, CompletionStatus.REM_ACCESS_ERR, 0);
+        assertThat(w.result("a completion in error, not solicited")).isTrue();
+        w = new Waiter<>(() -> q.cq().awaitEvent(false, Duration.ofHours(1)));
+        assertThat(w.result("completions queued already")).as("any event: two are queued").isTrue();
+        assertThat(q.cq().poll(WorkCompletion.array(4))).isEqualTo(2);
+        w = q.start(() -> q.cq().awaitEvent(false, Duration.ofHours(1)));
+        q.queue(3, CompletionStatus.SUCCESS, 0);
+        assertThat(w.result("any completion")).isTrue();
+        assertThat(q.cq().waiters()).isZero();
+    }
+
+    /**
+     * A solicited-only waiter sleeps through an unsolicited successful completion, one queued before it
+     * waits included: its wait ends at its timeout, with false.
+     */
+    @Test
+    void aSolicitedWaiterSleepsThroughAnUnsolicitedCompletion() throws Exception {
+        Waiting q = waiting();
+        q.queue(1, CompletionStatus.SUCCESS, 0);
+        Waiter<Boolean> w = q.start(() -> q.cq().awaitEvent(true, Duration.ofSeconds(2)));
+        q.queue(2, CompletionStatus.SUCCESS, 0);
+        assertThat(w.result("the timeout")).as("no solicited completion came").isFalse();
+        assertThat(q.cq().poll(WorkCompletion.array(4))).as("both stay queued for the poll").isEqualTo(2);
+    }
+
+    /**
+     * A queue nobody polls still shows its overflow: the monitor's sweep moves what its adapters' CQs hold
+     * (nobody waits, so nothing armed them) and raises CQ_ERROR, as an adapter would, without a poll.
+     */
+    @Test
+    void aQueueNobodyPollsStillShowsItsOverflow() throws Exception {
+        try (Opened o = new Opened(); java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
+            FailoverDevice a = o.keep(FailoverDevice.open(FailoverConfig.of("a", List.of("iwarp://127.0.1.1", "iwarp://127.0.2.1"))));
+            FailoverDevice b = o.keep(FailoverDevice.open(FailoverConfig.of("b", List.of("iwarp://127.0.1.2", "iwarp://127.0.2.2"))));
+            ProtectionDomain pdA = o.keep(a.allocateProtectionDomain());
+            ProtectionDomain pdB = o.keep(b.allocateProtectionDomain());
+            var mrA = o.keep(pdA.registerMemory(arena.allocate(64 * 8, 64), dev.tandem.verbs.Access.LOCAL_WRITE));
+            var mrB = o.keep(pdB.registerMemory(arena.allocate(64 * 8, 64), dev.tandem.verbs.Access.LOCAL_WRITE));
+            CompletionQueue cqA = o.keep(a.createCompletionQueue(64));
+            CompletionQueue cqB = o.keep(b.createCompletionQueue(4));
+            var qa = (FailoverQueuePair) o.keep(pdA.createQueuePair(QueuePairConfig.of(cqA).withDepths(16, 4)));
+            var qb = (FailoverQueuePair) o.keep(pdB.createQueuePair(QueuePairConfig.of(cqB).withDepths(4, 16)));
+            AsyncEventSubscription events = o.keep(b.subscribeAsyncEvents());
+            for (int i = 0; i < 8; i++) {
+                qb.postReceive(new dev.tandem.verbs.ReceiveRequest(i, new dev.tandem.verbs.Sge(mrB, 64L * i, 64)));
+            }
+            Opened.connect(qa, b, "127.0.1.2", qb);
+            for (int m = 0; m < 8; m++) {
+                qa.postSend(new dev.tandem.verbs.WorkRequest.Send(m, new dev.tandem.verbs.Sge(mrA, 64L * m, 64), dev.tandem.verbs.WrFlags.SIGNALED));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            AsyncEvent overflow = null;
+            while (overflow == null) {
+                assertThat(System.nanoTime()).as("CQ_ERROR of b's queue (4 deep, 8 receives completed, never polled) within 10 s")
+                        .isLessThan(deadline);
+                AsyncEvent e = events.poll(Duration.ofMillis(100));
+                if (e != null && e.type() == AsyncEventType.CQ_ERROR) {
+                    overflow = e;
+                }
+            }
+            assertThat(overflow.resource()).isSameAs(cqB);
+        }
+    }
 }

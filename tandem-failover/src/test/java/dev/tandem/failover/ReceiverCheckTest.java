@@ -38,6 +38,19 @@ class ReceiverCheckTest {
      */
     @Test
     void sendsPostedAgainAreDroppedAsDuplicatesAndLaterOnesArriveAsEver() throws Exception {
+        duplicatesDropped(false, 4);
+    }
+
+    /**
+     * As above over a shared receive queue: each duplicate took a buffer of the queue, which goes back to it.
+     * 16 buffers, 6 delivered, 6 taken by duplicates: the next 10 messages need those 6 again.
+     */
+    @Test
+    void aDuplicatesBufferGoesBackToTheSharedReceiveQueue() throws Exception {
+        duplicatesDropped(true, 10);
+    }
+
+    private void duplicatesDropped(boolean shared, int later) throws Exception {
         try (Opened opened = new Opened(); java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
             // no proof and no reply: the Sends stay unproven, so the layer may post them again
             FailoverDevice a = opened.keep(FailoverDevice.open(FailoverConfig.of("a", List.of("iwarp://127.0.1.1", "iwarp://127.0.2.1"))
@@ -51,9 +64,16 @@ class ReceiverCheckTest {
             var cqA = opened.keep(a.createCompletionQueue(64));
             var cqB = opened.keep(b.createCompletionQueue(64));
             var qa = (FailoverQueuePair) opened.keep(pdA.createQueuePair(dev.tandem.verbs.QueuePairConfig.of(cqA).withDepths(16, 4)));
-            var qb = (FailoverQueuePair) opened.keep(pdB.createQueuePair(dev.tandem.verbs.QueuePairConfig.of(cqB).withDepths(4, 16)));
+            var srq = shared ? opened.keep(pdB.createSharedReceiveQueue(16, 1)) : null;
+            var configB = dev.tandem.verbs.QueuePairConfig.of(cqB).withDepths(4, 16);
+            var qb = (FailoverQueuePair) opened.keep(pdB.createQueuePair(shared ? configB.withSrq(srq) : configB));
             for (int i = 0; i < 16; i++) {
-                qb.postReceive(new dev.tandem.verbs.ReceiveRequest(i, new dev.tandem.verbs.Sge(mrB, 64L * i, 64)));
+                var r = new dev.tandem.verbs.ReceiveRequest(i, new dev.tandem.verbs.Sge(mrB, 64L * i, 64));
+                if (shared) {
+                    srq.postReceive(r);
+                } else {
+                    qb.postReceive(r);
+                }
             }
             Opened.connect(qa, b, "127.0.1.2", qb);
             for (int m = 0; m < 6; m++) {
@@ -77,11 +97,11 @@ class ReceiverCheckTest {
                 assertThat(System.nanoTime()).as("%d duplicates dropped of 6 posted again", qb.receiving.duplicates()).isLessThan(deadline);
                 assertThat(cqB.poll(WorkCompletion.array(1))).as("a duplicate reaches the application").isZero();
             }
-            for (int m = 6; m < 10; m++) {
+            for (int m = 6; m < 6 + later; m++) {
                 mrA.segment().set(java.lang.foreign.ValueLayout.JAVA_INT, 64L * m, m);
                 qa.postSend(new dev.tandem.verbs.WorkRequest.Send(m, new dev.tandem.verbs.Sge(mrA, 64L * m, 64), dev.tandem.verbs.WrFlags.SIGNALED));
             }
-            for (int m = 6; m < 10; m++) {
+            for (int m = 6; m < 6 + later; m++) {
                 WorkCompletion r = TwoNodes.awaitOne(cqB, "message " + m);
                 assertThat(r.status()).isEqualTo(CompletionStatus.SUCCESS);
                 int got = memB.get(java.lang.foreign.ValueLayout.JAVA_INT, 64L * r.wrId());
