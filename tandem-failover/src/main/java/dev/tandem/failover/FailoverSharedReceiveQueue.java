@@ -425,9 +425,7 @@ final class FailoverSharedReceiveQueue implements SharedReceiveQueue {
         if (closed) {
             throw new ResourceClosedException("shared receive queue is closed");
         }
-        if (limit <= 0 || limit > maxWr) {
-            throw new InvalidArgumentException("SRQ limit " + limit + " must be within 1.." + maxWr);
-        }
+        Validation.checkSrqLimit(limit, maxWr);
         synchronized (this) {
             armed = limit;
             SharedReceiveQueue s = under.get(adapter);

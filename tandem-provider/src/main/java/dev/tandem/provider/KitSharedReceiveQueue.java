@@ -1,7 +1,6 @@
 package dev.tandem.provider;
 
 import dev.tandem.verbs.AsyncEventType;
-import dev.tandem.verbs.InvalidArgumentException;
 import dev.tandem.verbs.ProtectionDomain;
 import dev.tandem.verbs.QueueFullException;
 import dev.tandem.verbs.ReceiveRequest;
@@ -112,9 +111,7 @@ public final class KitSharedReceiveQueue implements SharedReceiveQueue, TrackedR
     }
 
     private void armLimitInside(int newLimit) {
-        if (newLimit <= 0 || newLimit > maxWr) {
-            throw new InvalidArgumentException("SRQ limit " + newLimit + " must be within 1.." + maxWr);
-        }
+        Validation.checkSrqLimit(newLimit, maxWr);
         limit = newLimit;
     }
 

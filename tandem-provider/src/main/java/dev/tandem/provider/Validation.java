@@ -42,6 +42,17 @@ public final class Validation {
     }
 
     /**
+     * Checks the limit an SRQ is armed with: 1 up to its depth {@code maxWr}.
+     *
+     * @throws InvalidArgumentException naming the limit and the range
+     */
+    public static void checkSrqLimit(int limit, int maxWr) {
+        if (limit <= 0 || limit > maxWr) {
+            throw new InvalidArgumentException("SRQ limit " + limit + " must be within 1.." + maxWr);
+        }
+    }
+
+    /**
      * Checks the size of a shared receive queue against what the adapter offers.
      *
      * @throws InvalidArgumentException naming the value outside its range
