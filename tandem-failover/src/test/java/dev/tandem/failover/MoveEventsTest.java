@@ -3,6 +3,7 @@ package dev.tandem.failover;
 import dev.tandem.verbs.AdapterControl;
 import dev.tandem.verbs.CompletionStatus;
 import dev.tandem.verbs.LinkControl;
+import dev.tandem.verbs.QueuePair;
 import dev.tandem.verbs.Sge;
 import dev.tandem.verbs.WorkCompletion;
 import dev.tandem.verbs.WorkRequest;
@@ -20,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * What a move tells the watchers (the events operators and the RAS counters read): how many of the
  * application's Sends and Writes it posted again (exactly those the peer did not hold), that the move
- * ended (Migrated, on the adapter the work runs on now, with its pause), and on which side it began.
+ * ended (Migrated, on the adapter the work runs on now, with its pause), and on which side it began; and
+ * that a MIGRATED which moves nothing tells no move.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class MoveEventsTest {
@@ -86,6 +88,46 @@ class MoveEventsTest {
                 assertThat(FailoverCause.of(h.cause())).as("cause %s", h.cause()).isEqualTo(FailoverCause.ADAPTER_FATAL);
                 assertThat(h.cause()).contains("adapter " + dead + " failed").contains("test: a's adapter");
             });
+        }
+    }
+
+    /**
+     * A MIGRATED that names the path the Sends already take, over the QP they went out on (the peer wrote its
+     * record again: a write of it was refused and went again over another path), moves nothing: what the peer
+     * holds completes; nothing is posted again, the path is not failed, no Holding or Migrated is told.
+     */
+    @Test
+    void aMigratedNamingThePathTheSendsAlreadyTakeMovesNothing() throws Exception {
+        try (TwoNodes n = new TwoNodes(2, Topology.SWITCHED)) {
+            n.stream(40, 40, () -> { });
+            FailoverQueuePair qa = n.sa.failover();
+            FailoverQueuePair qb = n.sb.failover();
+            Path sends = qa.paths.sendPath();
+            QueuePair wire = sends.qp;
+            assertThat(qb.paths.receivePath().id).as("b receives where a sends").isEqualTo(sends.id);
+
+            FailoverWatch wa = n.a.watch();
+            qb.lock.lock();
+            try {
+                qb.mail().migrated(qb.paths.receivePath());
+            } finally {
+                qb.lock.unlock();
+            }
+            List<FailoverEvent> told = TwoNodes.eventsUntil(wa, FailoverEvent.Moved.class);
+            assertThat(told).as("a took the MIGRATED").anyMatch(e -> e instanceof FailoverEvent.Moved);
+            assertThat(told).as("a moved nothing: no Holding, no Migrated, no path lost (told: %s)", told)
+                    .noneMatch(e -> e instanceof FailoverEvent.Holding || e instanceof FailoverEvent.Migrated
+                            || e instanceof FailoverEvent.BackupLost || e instanceof FailoverEvent.PathDown);
+            assertThat(sum(told, FailoverEvent.Moved::sendsReposted) + sum(told, FailoverEvent.Moved::writesReposted))
+                    .as("requests posted again").isZero();
+            assertThat(qa.paths.sendPath()).as("a's send path").isSameAs(sends);
+            assertThat(sends.up).as("the path is not failed").isTrue();
+            assertThat(sends.qp).as("on the QP the requests went out on").isSameAs(wire);
+
+            n.stream(40, 40, () -> { });
+            assertThat(qb.receiving.duplicates()).as("messages b received twice").isZero();
+            assertThat(TwoNodes.events(wa)).as("the stream after it moved nothing")
+                    .noneMatch(e -> e instanceof FailoverEvent.Holding || e instanceof FailoverEvent.PathDown);
         }
     }
 
